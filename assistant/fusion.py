@@ -1,0 +1,69 @@
+"""Pure ranking decisions: fusion, threshold, MMR and DECO's margin filter. No I/O; each is tested on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int = 60, weights: Sequence[float] | None = None) -> dict[str, float]:
+    """Reciprocal rank fusion (DECO): sum of w / (k + rank) over every ranked list an item appears in."""
+    scores: dict[str, float] = {}
+    for i, ranking in enumerate(rankings):
+        w = 1.0 if weights is None else weights[i]
+        for rank, key in enumerate(ranking, start=1):
+            scores[key] = scores.get(key, 0.0) + w / (k + rank)
+    return scores
+
+
+def weighted_average(score_lists: Sequence[dict[str, float]], weights: Sequence[float]) -> dict[str, float]:
+    """Ericsson's ensemble: min-max normalise each retriever's scores, then a weighted average (missing = 0)."""
+    out: dict[str, float] = {}
+    total = sum(weights) or 1.0
+    for scores, w in zip(score_lists, weights):
+        if not scores:
+            continue
+        lo, hi = min(scores.values()), max(scores.values())
+        span = hi - lo
+        for key, s in scores.items():
+            norm = (s - lo) / span if span > 1e-9 else 1.0
+            out[key] = out.get(key, 0.0) + w * norm / total
+    return out
+
+
+def margin_filter(scores: Sequence[float], margin: float, keep_min: int = 1) -> int:
+    """DECO: when the top results stand far above the rest, keep only them.
+
+    Returns how many of the (descending) scores to keep: everything within `margin` of the best, at least keep_min.
+    """
+    if not scores:
+        return 0
+    top = scores[0]
+    n = sum(1 for s in scores if s >= top - margin)
+    return max(min(keep_min, len(scores)), n)
+
+
+def mmr(query: np.ndarray, vectors: np.ndarray, k: int, lam: float = 0.7) -> list[int]:
+    """Maximal marginal relevance over normalised vectors: relevance minus redundancy with what is already picked."""
+    if len(vectors) == 0:
+        return []
+    rel = vectors @ query
+    picked: list[int] = []
+    rest = list(range(len(vectors)))
+    while rest and len(picked) < k:
+        if picked:
+            red = (vectors[rest] @ vectors[picked].T).max(axis=1)
+        else:
+            red = np.zeros(len(rest))
+        best = int(np.argmax(lam * rel[rest] - (1 - lam) * red))
+        picked.append(rest.pop(best))
+    return picked
+
+
+def lost_in_the_middle(items: list, key=None) -> list:
+    """Strongest evidence first and last, weakest in the middle (items come in descending strength)."""
+    front, back = [], []
+    for i, item in enumerate(items):
+        (front if i % 2 == 0 else back).append(item)
+    return front + back[::-1]

@@ -1,0 +1,139 @@
+"""The document library on disk: `data/library/<product>/<release>/...`, any depth of sub-folders.
+
+A product folder may hold `.product.json` with a display name, a description of its documents (shown to the LLM
+beside retrieved text, as DECO does for sources), aliases used to recognise it in questions, and a release order
+that overrides natural version order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from assistant.routing import ProductInfo
+from assistant.versions import sort_releases
+
+META_FILE = ".product.json"
+_SAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+class LibraryError(ValueError):
+    """A request the library refuses, with a message for the user."""
+
+
+def safe_name(name: str) -> str:
+    """A product or release folder name: no separators, no dot-dot, no shell surprises."""
+    cleaned = _SAFE.sub("-", name.strip()).strip(".-")
+    if not cleaned:
+        raise LibraryError(f"{name!r} is not usable as a folder name")
+    return cleaned[:100]
+
+
+@dataclass
+class ProductMeta:
+    display_name: str = ""
+    description: str = ""
+    aliases: list[str] = field(default_factory=list)
+    release_order: list[str] = field(default_factory=list)
+
+
+class Library:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def products(self) -> list[str]:
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def releases(self, product: str) -> list[str]:
+        folder = self.root / product
+        if not folder.is_dir():
+            return []
+        names = [p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        order = [r for r in self.meta(product).release_order if r in names]
+        return order + sort_releases([n for n in names if n not in order]) if order else sort_releases(names)
+
+    def newest(self, product: str) -> str | None:
+        rels = self.releases(product)
+        return rels[-1] if rels else None
+
+    def release_dir(self, product: str, release: str) -> Path:
+        return self.root / product / release
+
+    def meta(self, product: str) -> ProductMeta:
+        path = self.root / product / META_FILE
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return ProductMeta(display_name=product)
+        known = {k: raw[k] for k in ProductMeta.__dataclass_fields__ if k in raw}
+        meta = ProductMeta(**known)
+        meta.display_name = meta.display_name or product
+        return meta
+
+    def set_meta(self, product: str, meta: ProductMeta) -> None:
+        folder = self.root / product
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / (META_FILE + ".tmp")
+        tmp.write_text(json.dumps(asdict(meta), indent=2), encoding="utf-8")
+        tmp.replace(folder / META_FILE)
+
+    def catalogue(self) -> list[ProductInfo]:
+        out = []
+        for product in self.products():
+            meta = self.meta(product)
+            out.append(ProductInfo(name=product, display_name=meta.display_name, aliases=list(meta.aliases),
+                                   releases=self.releases(product)))
+        return out
+
+    def files(self, product: str, release: str) -> list[Path]:
+        """Every regular file of a release, never following links out of the release folder."""
+        base = self.release_dir(product, release)
+        if not base.is_dir():
+            return []
+        base_real = base.resolve()
+        out = []
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                if name.startswith("."):
+                    continue
+                path = Path(dirpath) / name
+                if path.is_symlink():
+                    target = path.resolve()
+                    if not target.is_relative_to(base_real):
+                        continue  # reported by the sync as skipped
+                out.append(path)
+        return out
+
+    def add(self, src: Path, product: str, release: str) -> Path:
+        """Copy a folder or a file into product/release (the source itself is left untouched)."""
+        product, release = safe_name(product), safe_name(release)
+        dest = self.release_dir(product, release)
+        dest.mkdir(parents=True, exist_ok=True)
+        src = src.expanduser()
+        if not src.exists():
+            raise LibraryError(f"{src} does not exist")
+        if src.resolve().is_relative_to(dest.resolve()):
+            return dest
+        if src.is_dir():
+            shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True)
+        else:
+            shutil.copy2(src, dest / src.name)
+        return dest
+
+    def delete_release(self, product: str, release: str) -> None:
+        folder = self.release_dir(product, release)
+        if folder.is_dir():
+            shutil.rmtree(folder)
+
+    def rename_product(self, old: str, new: str) -> str:
+        new = safe_name(new)
+        if (self.root / new).exists():
+            raise LibraryError(f"a product named {new} already exists")
+        (self.root / old).rename(self.root / new)
+        return new

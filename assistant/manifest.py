@@ -1,0 +1,241 @@
+"""The index manifest (SQLite): which file of which release is indexed with which content hash, and the texts of
+its search and context chunks (for BM25 and for the answer step).
+
+Crash safety rests on one rule: a file's row turns `dirty` (with the largest chunk count it may have in the
+vector store) *before* any point is written or deleted, and turns `indexed` only after its points are all in.
+A sync treats `dirty` rows as unfinished work, so a kill at any moment is repaired by the next sync.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+    product TEXT NOT NULL, release TEXT NOT NULL, path TEXT NOT NULL,
+    hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    status TEXT NOT NULL,            -- indexed | dirty | failed
+    n_chunks INTEGER NOT NULL DEFAULT 0,
+    error TEXT, indexed_at REAL,
+    PRIMARY KEY (product, release, path)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT PRIMARY KEY, product TEXT NOT NULL, release TEXT NOT NULL, path TEXT NOT NULL,
+    chunk_no INTEGER NOT NULL, context_id TEXT NOT NULL, text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (product, release, path);
+CREATE TABLE IF NOT EXISTS contexts (
+    id TEXT PRIMARY KEY, product TEXT NOT NULL, release TEXT NOT NULL, path TEXT NOT NULL,
+    ctx_no INTEGER NOT NULL, title TEXT, section TEXT, page INTEGER, text TEXT NOT NULL, core TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS contexts_by_file ON contexts (product, release, path);
+CREATE TABLE IF NOT EXISTS releases (
+    product TEXT NOT NULL, release TEXT NOT NULL,
+    generation INTEGER NOT NULL DEFAULT 0,   -- bumped on every change; BM25 files record the one they match
+    PRIMARY KEY (product, release)
+);
+"""
+
+
+@dataclass
+class FileRow:
+    path: str
+    hash: str
+    size: int
+    mtime_ns: int
+    status: str
+    n_chunks: int
+    error: str | None = None
+    indexed_at: float | None = None
+
+
+@dataclass
+class ContextRow:
+    id: str
+    product: str
+    release: str
+    path: str
+    ctx_no: int
+    title: str
+    section: str
+    page: int | None
+    text: str
+    core: str
+
+
+class Manifest:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = sqlite3.connect(str(path), timeout=30, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- files --------------------------------------------------------------------------------------------------
+    def files(self, product: str, release: str) -> dict[str, FileRow]:
+        rows = self.db.execute(
+            "SELECT path, hash, size, mtime_ns, status, n_chunks, error, indexed_at FROM files WHERE product=? AND release=?",
+            (product, release),
+        )
+        return {r[0]: FileRow(*r) for r in rows}
+
+    def releases(self) -> list[tuple[str, str]]:
+        rows = self.db.execute("SELECT DISTINCT product, release FROM files UNION SELECT product, release FROM releases")
+        return sorted(set(rows))
+
+    def mark_dirty(self, product: str, release: str, items: Iterable[tuple[str, str, int, int, int]]) -> None:
+        """items: (path, hash, size, mtime_ns, n_chunks_upper_bound)."""
+        with self._tx():
+            for path, digest, size, mtime_ns, n in items:
+                self.db.execute(
+                    "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks) "
+                    "VALUES (?,?,?,?,?,?, 'dirty', ?) ON CONFLICT(product, release, path) DO UPDATE SET "
+                    "hash=excluded.hash, size=excluded.size, mtime_ns=excluded.mtime_ns, status='dirty', "
+                    "n_chunks=MAX(files.n_chunks, excluded.n_chunks), error=NULL",
+                    (product, release, path, digest, size, mtime_ns, n),
+                )
+            self._bump(product, release)
+
+    def commit_indexed(self, product: str, release: str, path: str, digest: str, size: int, mtime_ns: int,
+                       chunks: list[tuple[str, int, str, str]], contexts: list[ContextRow]) -> None:
+        """chunks: (id, chunk_no, context_id, embed_text). Replaces whatever the file had."""
+        with self._tx():
+            self._delete_texts(product, release, path)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO chunks (id, product, release, path, chunk_no, context_id, text) VALUES (?,?,?,?,?,?,?)",
+                [(cid, product, release, path, no, ctx, text) for cid, no, ctx, text in chunks],
+            )
+            self.db.executemany(
+                "INSERT OR REPLACE INTO contexts (id, product, release, path, ctx_no, title, section, page, text, core) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [(c.id, product, release, path, c.ctx_no, c.title, c.section, c.page, c.text, c.core) for c in contexts],
+            )
+            self.db.execute(
+                "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, indexed_at) "
+                "VALUES (?,?,?,?,?,?, 'indexed', ?, ?) ON CONFLICT(product, release, path) DO UPDATE SET "
+                "hash=excluded.hash, size=excluded.size, mtime_ns=excluded.mtime_ns, status='indexed', "
+                "n_chunks=excluded.n_chunks, error=NULL, indexed_at=excluded.indexed_at",
+                (product, release, path, digest, size, mtime_ns, len(chunks), time.time()),
+            )
+            self._bump(product, release)
+
+    def commit_failed(self, product: str, release: str, path: str, digest: str, size: int, mtime_ns: int, error: str) -> None:
+        """A file that cannot be read: remembered by hash so an unchanged broken file is not re-read every sync."""
+        with self._tx():
+            self._delete_texts(product, release, path)
+            self.db.execute(
+                "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, error, indexed_at) "
+                "VALUES (?,?,?,?,?,?, 'failed', 0, ?, ?) ON CONFLICT(product, release, path) DO UPDATE SET "
+                "hash=excluded.hash, size=excluded.size, mtime_ns=excluded.mtime_ns, status='failed', "
+                "n_chunks=0, error=excluded.error, indexed_at=excluded.indexed_at",
+                (product, release, path, digest, size, mtime_ns, error, time.time()),
+            )
+            self._bump(product, release)
+
+    def forget(self, product: str, release: str, path: str) -> None:
+        with self._tx():
+            self._delete_texts(product, release, path)
+            self.db.execute("DELETE FROM files WHERE product=? AND release=? AND path=?", (product, release, path))
+            self._bump(product, release)
+
+    def drop_release(self, product: str, release: str) -> None:
+        with self._tx():
+            for table in ("files", "chunks", "contexts", "releases"):
+                self.db.execute(f"DELETE FROM {table} WHERE product=? AND release=?", (product, release))
+
+    def touch_mtime(self, product: str, release: str, path: str, mtime_ns: int) -> None:
+        self.db.execute("UPDATE files SET mtime_ns=? WHERE product=? AND release=? AND path=?", (mtime_ns, product, release, path))
+
+    # -- texts ----------------------------------------------------------------------------------------------------
+    def chunk_texts(self, product: str, release: str) -> tuple[list[str], list[str]]:
+        rows = self.db.execute(
+            "SELECT id, text FROM chunks WHERE product=? AND release=? ORDER BY path, chunk_no", (product, release)
+        ).fetchall()
+        return [r[0] for r in rows], [r[1] for r in rows]
+
+    def chunk_rows(self, chunk_ids: list[str]) -> dict[str, dict]:
+        """Search chunks with what a citation needs (for hits that come from BM25 rather than Qdrant)."""
+        out: dict[str, dict] = {}
+        for i in range(0, len(chunk_ids), 500):
+            batch = chunk_ids[i : i + 500]
+            q = ",".join("?" * len(batch))
+            for r in self.db.execute(
+                "SELECT c.id, c.product, c.release, c.path, c.chunk_no, c.context_id, c.text, x.title, x.section, x.page "
+                f"FROM chunks c JOIN contexts x ON x.id = c.context_id WHERE c.id IN ({q})", batch
+            ):
+                out[r[0]] = dict(zip(("id", "product", "release", "path", "chunk_no", "context_id", "text", "title", "section", "page"), r))
+        return out
+
+    def chunk_contexts(self, chunk_ids: list[str]) -> dict[str, str]:
+        return self._lookup("SELECT id, context_id FROM chunks WHERE id IN ({})", chunk_ids)
+
+    def contexts(self, context_ids: list[str]) -> dict[str, ContextRow]:
+        out: dict[str, ContextRow] = {}
+        for i in range(0, len(context_ids), 500):
+            batch = context_ids[i : i + 500]
+            q = ",".join("?" * len(batch))
+            for r in self.db.execute(
+                f"SELECT id, product, release, path, ctx_no, title, section, page, text, core FROM contexts WHERE id IN ({q})", batch
+            ):
+                out[r[0]] = ContextRow(*r)
+        return out
+
+    def generation(self, product: str, release: str) -> int:
+        row = self.db.execute("SELECT generation FROM releases WHERE product=? AND release=?", (product, release)).fetchone()
+        return row[0] if row else 0
+
+    def stats(self) -> list[dict]:
+        rows = self.db.execute(
+            "SELECT product, release, COUNT(*), SUM(status='indexed'), SUM(status='failed'), SUM(status='dirty'), "
+            "SUM(n_chunks * (status='indexed')), MAX(indexed_at) FROM files GROUP BY product, release"
+        )
+        keys = ("product", "release", "files", "indexed", "failed", "dirty", "chunks", "last_indexed")
+        return [dict(zip(keys, r)) for r in rows]
+
+    def failures(self, product: str, release: str) -> list[tuple[str, str]]:
+        return list(self.db.execute(
+            "SELECT path, error FROM files WHERE product=? AND release=? AND status='failed' ORDER BY path", (product, release)
+        ))
+
+    # -- internals --------------------------------------------------------------------------------------------------
+    def _lookup(self, sql: str, keys: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for i in range(0, len(keys), 500):
+            batch = keys[i : i + 500]
+            out.update(dict(self.db.execute(sql.format(",".join("?" * len(batch))), batch).fetchall()))
+        return out
+
+    def _delete_texts(self, product: str, release: str, path: str) -> None:
+        self.db.execute("DELETE FROM chunks WHERE product=? AND release=? AND path=?", (product, release, path))
+        self.db.execute("DELETE FROM contexts WHERE product=? AND release=? AND path=?", (product, release, path))
+
+    def _bump(self, product: str, release: str) -> None:
+        self.db.execute(
+            "INSERT INTO releases (product, release, generation) VALUES (?,?,1) "
+            "ON CONFLICT(product, release) DO UPDATE SET generation=generation+1",
+            (product, release),
+        )
+
+    def _tx(self):
+        return _Transaction(self.db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb):
+        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        return False

