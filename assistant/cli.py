@@ -114,20 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_commands():
     """Commands defined beside the stage they drive, so this file stays a thin dispatcher."""
-    out = []
-    try:
-        from assistant.cli_ask import register as register_ask
+    from assistant import cli_ask
 
-        out.append(register_ask)
-    except ImportError:
-        pass
-    try:
-        from assistant.cli_eval import register as register_eval
-
-        out.append(register_eval)
-    except ImportError:
-        pass
-    return out
+    return [cli_ask.register]
 
 
 def main(argv: list[str] | None = None) -> int:

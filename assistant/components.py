@@ -194,3 +194,43 @@ def get_manifest(settings: Settings):
         if key not in _manifests:
             _manifests[key] = Manifest(Path(key))
         return _manifests[key]
+
+
+def build_reranker(settings: Settings):
+    from assistant.rerank import CrossEncoderRerank
+
+    key = ("reranker", settings.reranker_model, str(settings.models_dir))
+    with _lock:
+        if key not in _singletons:
+            _singletons[key] = CrossEncoderRerank.from_settings(settings.reranker_model, settings.models_dir)
+        return _singletons[key]
+
+
+def build_intent_classifier(settings: Settings, extra_examples: list[tuple[str, str]] | None = None):
+    """Seed examples plus the user's stored corrections (iKnow: corrections become examples)."""
+    from assistant.intent import IntentClassifier, load_seed_examples
+
+    embedder = get_embedder(settings)
+    examples = list(load_seed_examples())
+    if extra_examples is None:
+        from assistant.store_db import AppDB
+
+        extra_examples = AppDB(settings.db_path).intent_corrections()
+    return IntentClassifier(embedder.embed, examples + list(extra_examples))
+
+
+def build_pipeline(settings: Settings, llm=None, intent=None):
+    """The answering pipeline over the current index. `llm=None` runs search-only."""
+    from assistant.library import Library
+    from assistant.pipeline import Pipeline
+
+    settings.ensure_dirs()
+    return Pipeline(
+        settings, library=Library(settings.library_dir), manifest=get_manifest(settings),
+        client=get_qdrant_client(settings), embedder=get_embedder(settings),
+        intent=intent if intent is not None else build_intent_classifier(settings),
+        reranker=build_reranker(settings), llm=llm,
+    )
+
+
+_singletons: dict[tuple, object] = {}

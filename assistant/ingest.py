@@ -243,6 +243,9 @@ class Indexer:
 
     def _index_files(self, product, release, store: ReleaseStore, todo, rows, report: SyncReport, t0: float,
                      progress, cancel) -> None:
+        # Open the store before loading the model or marking anything dirty: a store held by another process
+        # (StoreLocked) must fail at once and leave the manifest as it found it.
+        self.client
         total_bytes = sum(t[3] for t in todo) or 1
         done_bytes = 0
         chunks_done = 0

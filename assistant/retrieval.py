@@ -207,7 +207,16 @@ def _max_merge(score_lists: list[dict[str, float]]) -> dict[str, float]:
     return out
 
 
+def relevance(node: NodeWithScore) -> float:
+    """A calibrated relevance: the cross-encoder's score when reranked, else the dense cosine."""
+    md = node.node.metadata
+    return float(md.get("rerank", md.get("dense", 0.0)))
+
+
 def keep_by_margin(nodes: list[NodeWithScore], margin: float | None) -> list[NodeWithScore]:
+    """DECO's margin filter on calibrated relevance (fused RRF scores have no meaningful scale)."""
     if margin is None or not nodes:
         return nodes
-    return nodes[: margin_filter([n.score or 0.0 for n in nodes], margin)]
+    ranked = sorted((relevance(n) for n in nodes), reverse=True)
+    floor = ranked[margin_filter(ranked, margin) - 1]
+    return [n for n in nodes if relevance(n) >= floor]

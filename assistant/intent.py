@@ -1,0 +1,260 @@
+"""Query intent: which of the five iKnow operational intents a question expresses.
+
+A prototypical network over sentence embeddings (Snell et al., 2017, "Prototypical Networks for Few-shot
+Learning"), as iKnow uses for its intent router: each intent is the renormalised mean of its example
+embeddings, and a query goes to the nearest prototype by cosine. Two light additions make it sturdier on
+unseen phrasing without leaving the few-shot setting:
+
+* a nearest-neighbour term (mean cosine of the query's closest examples of each intent) mixed with the
+  prototype, so that an intent whose examples come in several forms (pasted error lines and "X not working")
+  is not reduced to one blurred centre, and so that one user correction counts at once for queries like it;
+* a few surface cues that embeddings of a small model miss (see `_cue_bonus`).
+
+Corrections from users are added as examples (`add_example`); the app persists them and passes them back in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+Embed = Callable[[list[str]], np.ndarray]
+
+INTENTS: tuple[str, ...] = (
+    "symptom_analysis",
+    "operational_guidance",
+    "multi_facet_summary",
+    "terminology_explanation",
+    "fact_verification",
+)
+
+SEED_PATH = Path(__file__).resolve().parent / "resources" / "intent_examples.jsonl"
+
+
+@dataclass(frozen=True)
+class IntentExample:
+    text: str
+    intent: str
+
+
+@dataclass(frozen=True)
+class IntentResult:
+    """`scores` are per-intent probabilities (softmax over the similarity scores); `confidence` is the winner's."""
+
+    label: str
+    confidence: float
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def runner_up(self) -> str | None:
+        ranked = sorted(self.scores, key=self.scores.__getitem__, reverse=True)
+        return ranked[1] if len(ranked) > 1 else None
+
+    @property
+    def margin(self) -> float:
+        """Winner's probability minus the runner-up's: small values mark queries worth asking about."""
+        ranked = sorted(self.scores.values(), reverse=True)
+        return ranked[0] - ranked[1] if len(ranked) > 1 else ranked[0] if ranked else 0.0
+
+
+def load_seed_examples(path: Path = SEED_PATH) -> list[IntentExample]:
+    examples = []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                examples.append(IntentExample(row["text"], row["intent"]))
+    return examples
+
+
+# --- surface cues --------------------------------------------------------------------------------------
+# Each cue adds a small bonus to one intent's similarity score; it can tip a close call but not overturn
+# a clear embedding decision. They encode the *form* of a query, which MiniLM embeddings weigh far less
+# than its topic (a yes/no question about TLS and a how-to about TLS embed close together).
+
+# A yes/no question opens with an auxiliary or modal verb ("is X enabled", "does X support", "can X ...").
+_YES_NO_OPENER = re.compile(
+    r"^\s*(is|are|was|were|does|do|did|can|could|will|would|should|has|have|had|must|may)\b(?!\s+(i|we|you)\s+"
+    r"(do|set|make|get|configure|enable|fix|use|run|install|add|create)\b)",
+    re.IGNORECASE,
+)
+# A statement turned into a question ("X encrypts data at rest?", "..., right?"): a clause of 3+ words ending
+# in "?" is a claim to check, whereas a bare term with "?" ("MVCC?") asks what it is.
+_CHECK_TAIL = re.compile(r"(,\s*(right|correct|true)\s*\?|^\s*(true or false|is it true|confirm)\b)", re.IGNORECASE)
+# Pasted log or error lines: error words, log-level prefixes, HTTP error codes, Go/Java-style "pkg: msg: msg".
+_ERRORISH = re.compile(
+    r"(\b(error|err|errors|exception|panic|fatal|failed|fails|failing|failure|refused|denied|timed out|timeout|"
+    r"exceeded|mismatch|unavailable|forbidden|unauthorized|crash\w*|stuck|hangs?|broken|corrupt\w*|"
+    r"oom\w*|not working|doesn'?t work|won'?t|can'?t|cannot|unable)\b"
+    r"|^\s*[EWF]\s*\|"
+    r"|\b[45]\d\d\b"
+    r"|\b\w+:\s+\w+[\w ]*:\s)",
+    re.IGNORECASE,
+)
+_HOW_TO = re.compile(r"^\s*(how (do|can|should|to)\b|steps? to\b|procedure\b|way to\b)", re.IGNORECASE)
+
+CUE_BONUS = 0.04  # in cosine units; prototype cosines of rival intents typically differ by 0.02-0.10
+
+
+def _cue_bonus(text: str) -> dict[str, float]:
+    bonus: dict[str, float] = {}
+    words = re.findall(r"[\w'-]+", text)
+    if _YES_NO_OPENER.search(text) or _CHECK_TAIL.search(text) or (len(words) >= 3 and text.rstrip().endswith("?")):
+        bonus["fact_verification"] = CUE_BONUS
+    if _ERRORISH.search(text) and not _HOW_TO.search(text):
+        bonus["symptom_analysis"] = bonus.get("symptom_analysis", 0.0) + CUE_BONUS
+    return bonus
+
+
+# --- the classifier ------------------------------------------------------------------------------------
+
+
+def _softmax(x: np.ndarray, temperature: float) -> np.ndarray:
+    z = (x - x.max()) / temperature
+    e = np.exp(z)
+    return e / e.sum()
+
+
+def _normalise_rows(x: np.ndarray) -> np.ndarray:
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def fit_metric(vectors: np.ndarray, labels: Sequence[str], shrinkage: float) -> tuple[np.ndarray, np.ndarray]:
+    """Centre and whitening matrix that shrink the directions along which examples of one intent vary.
+
+    MiniLM places queries by topic first ("kafka ..." near "kafka ...") and by form second, so raw prototypes
+    are blurred by topic. Whitening with the pooled within-intent scatter (the metric of linear discriminant
+    analysis), shrunk towards the identity (Ledoit-Wolf style) because a few hundred examples cannot estimate
+    384 dimensions, damps the topic directions and leaves the ones that separate intents.
+    """
+    mean = vectors.mean(axis=0)
+    centred = vectors - mean
+    labels_arr = np.asarray(labels)
+    scatter = np.zeros((vectors.shape[1], vectors.shape[1]))
+    for label in set(labels):
+        group = centred[labels_arr == label]
+        group = group - group.mean(axis=0)
+        scatter += group.T @ group
+    scatter /= len(vectors)
+    dim = vectors.shape[1]
+    scatter = (1.0 - shrinkage) * scatter + shrinkage * (np.trace(scatter) / dim) * np.eye(dim)
+    eigvals, eigvecs = np.linalg.eigh(scatter)
+    whiten = eigvecs @ np.diag(eigvals**-0.5) @ eigvecs.T
+    return mean.astype(np.float32), whiten.astype(np.float32)
+
+
+class IntentClassifier:
+    """Nearest intent prototype over L2-normalised query embeddings, in a within-intent-whitened metric."""
+
+    def __init__(
+        self,
+        embed: Embed,
+        examples: Iterable[IntentExample | tuple[str, str]] | None = None,
+        *,
+        extra_examples: Iterable[IntentExample | tuple[str, str]] = (),
+        temperature: float = 0.05,
+        shrinkage: float = 0.5,
+        use_cues: bool = True,
+        memory_threshold: float = 0.8,
+    ) -> None:
+        self._embed = embed
+        self.temperature = temperature
+        self.shrinkage = shrinkage
+        self.use_cues = use_cues
+        self.memory_threshold = memory_threshold
+        self._texts: dict[str, list[str]] = {}
+        self._raw: dict[str, np.ndarray] = {}  # embeddings as the embedder gave them
+        self._sums: dict[str, np.ndarray] = {}  # per intent, sum of examples in the metric space
+        self._prototypes: dict[str, np.ndarray] = {}
+        self._mean: np.ndarray | None = None
+        self._whiten: np.ndarray | None = None
+        seed = load_seed_examples() if examples is None else [_as_example(e) for e in examples]
+        self._add_many(seed + [_as_example(e) for e in extra_examples])
+        self.refit()
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self._prototypes)
+
+    def examples(self, intent: str) -> list[str]:
+        return list(self._texts.get(intent, []))
+
+    def add_example(self, text: str, intent: str) -> None:
+        """Add one example (typically a user's correction) and update its intent's prototype in place.
+
+        The metric stays as fitted (`refit` recomputes it); the new example also enters the near-duplicate
+        memory, so a query that repeats a corrected one gets the corrected intent at once.
+        """
+        self._add_many([IntentExample(text, intent)])
+
+    def refit(self) -> None:
+        """Refit the metric to all current examples and recompute every prototype."""
+        labels = [label for label in self._raw for _ in range(len(self._raw[label]))]
+        if not labels:
+            return
+        vectors = np.vstack([self._raw[label] for label in self._raw])
+        self._mean, self._whiten = fit_metric(vectors, labels, self.shrinkage)
+        self._sums = {label: self._project(raw).sum(axis=0) for label, raw in self._raw.items()}
+        self._prototypes = {label: _normalise_rows(total) for label, total in self._sums.items()}
+
+    def classify(self, text: str) -> IntentResult:
+        return self.classify_many([text])[0]
+
+    def classify_many(self, texts: Sequence[str]) -> list[IntentResult]:
+        if not self._prototypes:
+            raise ValueError("IntentClassifier has no examples")
+        raw = np.asarray(self._embed(list(texts)), dtype=np.float32)
+        projected = self._project(raw)
+        return [self._decide(text, r, q) for text, r, q in zip(texts, raw, projected)]
+
+    # -- internals --
+
+    def _project(self, raw: np.ndarray) -> np.ndarray:
+        assert self._mean is not None and self._whiten is not None
+        return _normalise_rows((raw - self._mean) @ self._whiten)
+
+    def _decide(self, text: str, raw: np.ndarray, q: np.ndarray) -> IntentResult:
+        labels = self.labels
+        sims = np.array([float(self._prototypes[label] @ q) for label in labels])
+        if self.use_cues:
+            bonus = _cue_bonus(text)
+            sims += np.array([bonus.get(label, 0.0) for label in labels])
+        # Near-duplicate memory: an example almost identical to the query (raw cosine above the threshold)
+        # pulls towards its intent, growing from 0 at the threshold to 1 at an exact repeat. Ordinary seed
+        # neighbours stay below the threshold, so this matters only for repeats of examples and corrections.
+        nearest = np.array([float(np.max(self._raw[label] @ raw)) for label in labels])
+        sims += np.clip((nearest - self.memory_threshold) / (1.0 - self.memory_threshold), 0.0, 1.0)
+        probs = _softmax(sims, self.temperature)
+        best = int(np.argmax(probs))
+        return IntentResult(
+            label=labels[best],
+            confidence=float(probs[best]),
+            scores={label: float(p) for label, p in zip(labels, probs)},
+        )
+
+    def _add_many(self, examples: list[IntentExample]) -> None:
+        examples = [e for e in examples if e.text.strip()]
+        if not examples:
+            return
+        vectors = np.asarray(self._embed([e.text for e in examples]), dtype=np.float32)
+        for example, v in zip(examples, vectors):
+            label = example.intent
+            if label in self._raw:
+                self._raw[label] = np.vstack([self._raw[label], v[None, :]])
+            else:
+                self._raw[label] = v[None, :].copy()
+                self._texts[label] = []
+            self._texts[label].append(example.text)
+            if self._whiten is not None:  # after the first fit: incremental prototype update
+                p = self._project(v[None, :])[0]
+                self._sums[label] = self._sums.get(label, np.zeros_like(p)) + p
+                self._prototypes[label] = _normalise_rows(self._sums[label])
+
+
+def _as_example(e: IntentExample | tuple[str, str]) -> IntentExample:
+    return e if isinstance(e, IntentExample) else IntentExample(e[0], e[1])

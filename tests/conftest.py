@@ -1,0 +1,51 @@
+"""Shared pytest fixtures."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def ollama_server():
+    """A fake Ollama on a free local port; set `.mode` to make it misbehave, read `.requests` to see what came."""
+    from ollama_server import OllamaServer
+
+    server = OllamaServer().start()
+    yield server
+    server.stop()
+
+
+# -- the etcd index (three real releases, real embedder, real Qdrant local mode) ------------------------------------
+from pathlib import Path  # noqa: E402  (kept with the fixture it serves)
+
+ETCD_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "etcd"
+ETCD_RELEASES = ("v3.4", "v3.5", "v3.6")
+
+
+class EtcdIndex:
+    """What `etcd_index` hands out: `settings`, `indexer` (holds this process's Qdrant client for the folder),
+    `reports` (the SyncReport of each release's first ingestion), `product` and `releases`. Read-only: a test
+    that edits files or the index builds its own small library instead."""
+
+    product = "etcd"
+    releases = ETCD_RELEASES
+
+    def __init__(self, settings, indexer, reports) -> None:
+        self.settings = settings
+        self.indexer = indexer
+        self.reports = reports
+
+
+@pytest.fixture(scope="session")
+def etcd_index(tmp_path_factory) -> EtcdIndex:
+    """etcd v3.4, v3.5 and v3.6 ingested once per session (2-4 minutes on two cores): shared, never mutated."""
+    from assistant.components import build_indexer
+    from assistant.settings import PROJECT_ROOT, Settings
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("etcd_index"), models_dir=PROJECT_ROOT / "models")
+    indexer = build_indexer(settings)
+    for release in ETCD_RELEASES:
+        indexer.library.add(ETCD_CORPUS / release, "etcd", release)
+    reports = indexer.sync("etcd")
+    assert [r.release for r in reports] == list(ETCD_RELEASES)
+    return EtcdIndex(settings, indexer, reports)

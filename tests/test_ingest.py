@@ -1,0 +1,275 @@
+"""Ingestion on real etcd docs with the real embedder and Qdrant local mode: incremental sync, edits, deletions,
+broken files, progress and cancel, the CLI's JSON and exit codes. Mutating tests build their own small library;
+`etcd_index` (conftest.py) is shared and only read."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from assistant.chunking import search_chunk_id
+from assistant.components import build_indexer
+from assistant.lexical import BM25Index
+from assistant.readers import SUPPORTED_SUFFIXES
+from assistant.settings import PROJECT_ROOT, Settings
+from assistant.store import ReleaseStore
+from conftest import ETCD_CORPUS
+from hostile_files import FAILED, OK, SKIPPED, make_hostile_corpus
+
+ETCD35 = ETCD_CORPUS / "v3.5"
+REPORT_KEYS = {"product", "release", "files_indexed", "files_unchanged", "files_removed", "files_failed",
+               "files_skipped", "chunks", "seconds"}
+# Small real pages (one to three search chunks each), so a test embeds a few dozen chunks at most.
+SMALL_PAGES = ["tutorials/how-to-create-lease.md", "tutorials/reading-from-etcd.md",
+               "tutorials/how-to-get-key-by-prefix.md", "tutorials/how-to-delete-keys.md",
+               "tutorials/how-to-watch-keys.md"]
+FRONT_MATTER_ONLY = "---\ntitle: Tutorials\nweight: 3\n---\n"
+
+
+def make_settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models")
+
+
+def copy_pages(dest: Path, pages: list[str]) -> None:
+    for rel in pages:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ETCD35 / rel, dest / rel)
+
+
+def run_cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ASSISTANT_DATA_DIR": str(data_dir), "ASSISTANT_MODELS_DIR": str(PROJECT_ROOT / "models")}
+    return subprocess.run([sys.executable, "-m", "assistant", *args], cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def bm25_paths(indexer, product: str, release: str, query: str) -> set[str]:
+    index = BM25Index.load(indexer.bm25_dir(product, release))
+    assert index is not None
+    hits = index.search(query, k=10)
+    return {row["path"] for row in indexer.manifest.chunk_rows([h.chunk_id for h in hits]).values()}
+
+
+def supported_files(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.suffix in SUPPORTED_SUFFIXES}
+
+
+def indexed_files(indexer, product: str, release: str, status: str = "indexed") -> set[str]:
+    return {rel for rel, row in indexer.manifest.files(product, release).items() if row.status == status}
+
+
+def assert_report_shape(report: dict) -> None:
+    assert REPORT_KEYS <= set(report) and set(report) - REPORT_KEYS <= {"cancelled"}, report
+    for entry in report["files_failed"]:
+        assert set(entry) == {"path", "error"} and entry["error"].strip()
+    for entry in report["files_skipped"]:
+        assert set(entry) == {"path", "reason"} and entry["reason"].strip()
+    assert isinstance(report["seconds"], float) and isinstance(report["chunks"], int)
+
+
+# -- the shared etcd index -----------------------------------------------------------------------------------------
+def test_etcd_three_releases_indexed_consistently(etcd_index):
+    indexer = etcd_index.indexer
+    for report in etcd_index.reports:
+        folder = indexer.library.release_dir("etcd", report.release)
+        on_disk = supported_files(folder)
+        failed = {f["path"] for f in report.files_failed}
+        # Only Hugo section stubs (front matter, no body) may fail; every real page is indexed.
+        assert all(Path(p).name == "_index.md" for p in failed), failed
+        assert report.files_skipped == [] and report.files_removed == 0
+        assert report.files_indexed == len(on_disk) - len(failed)
+        assert indexed_files(indexer, "etcd", report.release) == on_disk - failed
+        assert indexed_files(indexer, "etcd", report.release, "failed") == failed
+        assert report.chunks > 500
+        assert ReleaseStore(indexer.client, "etcd", report.release, indexer.embedder.dim).count() == report.chunks
+        assert indexer.verify("etcd", report.release) == []
+
+
+def test_etcd_releases_are_searched_separately(etcd_index):
+    indexer = etcd_index.indexer
+    query = indexer.embedder.embed(["What is the default value of --snapshot-count?"])[0]
+    for release in etcd_index.releases:
+        hits = ReleaseStore(indexer.client, "etcd", release, indexer.embedder.dim).search(query, 5)
+        assert len(hits) == 5 and {h.node.metadata["release"] for h in hits} == {release}
+        assert bm25_paths(indexer, "etcd", release, "--snapshot-count")  # flags are searchable as whole tokens
+
+
+def test_etcd_resync_is_a_no_op(etcd_index):
+    indexer = etcd_index.indexer
+    first = {r.release: r for r in etcd_index.reports}
+    reports = indexer.sync("etcd")
+    assert [r.release for r in reports] == list(etcd_index.releases)
+    for r in reports:
+        assert (r.files_indexed, r.files_removed, r.cancelled) == (0, 0, False)
+        assert r.files_unchanged == first[r.release].files_indexed + len(first[r.release].files_failed)
+        assert r.files_failed == first[r.release].files_failed  # still reported, never re-read
+        assert r.chunks == first[r.release].chunks
+        assert r.seconds < 0.05 * first[r.release].seconds + 1.0, (r.seconds, first[r.release].seconds)
+
+
+# -- CLI -------------------------------------------------------------------------------------------------------------
+def test_cli_ingest_and_sync_json(tmp_path):
+    src = tmp_path / "src"
+    copy_pages(src, SMALL_PAGES[:2])
+    (src / "_index.md").write_text(FRONT_MATTER_ONLY)
+    (src / "notes.xyz").write_text("not a document type we read")
+    data = tmp_path / "data"
+
+    done = run_cli(data, "ingest", str(src), "--product", "demo", "--release", "1.0", "--json")
+    assert done.returncode == 0, done.stderr  # failed files are reported, not fatal
+    report = json.loads(done.stdout)
+    assert_report_shape(report)
+    assert (report["product"], report["release"], report["files_indexed"]) == ("demo", "1.0", 2)
+    assert report["files_failed"] == [{"path": "_index.md", "error": "no extractable text"}]
+    assert report["files_skipped"] == [{"path": "notes.xyz", "reason": "unsupported file type .xyz"}]
+    assert report["chunks"] >= 2
+
+    src2 = tmp_path / "src2"
+    copy_pages(src2, SMALL_PAGES[2:3])
+    done = run_cli(data, "ingest", str(src2), "--product", "demo", "--release", "2.0", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["files_indexed"] == 1
+
+    done = run_cli(data, "sync", "--json")
+    assert done.returncode == 0, done.stderr
+    reports = json.loads(done.stdout)
+    assert isinstance(reports, list) and [(r["product"], r["release"]) for r in reports] == [("demo", "1.0"), ("demo", "2.0")]
+    for r in reports:
+        assert_report_shape(r)
+        assert r["files_indexed"] == 0 and r["files_removed"] == 0
+    assert [r["files_unchanged"] for r in reports] == [3, 1]
+    assert reports[0]["files_failed"] == [{"path": "_index.md", "error": "no extractable text"}]
+
+    indexer = build_indexer(make_settings(tmp_path))  # the subprocesses are done: this process may open the store
+    assert indexer.verify("demo", "1.0") == [] and indexer.verify("demo", "2.0") == []
+
+
+def test_second_process_is_refused_while_the_store_is_open(tmp_path):
+    indexer = build_indexer(make_settings(tmp_path))
+    indexer.client  # this process now holds the embedded Qdrant folder
+    copy_pages(indexer.library.release_dir("demo", "1.0"), SMALL_PAGES[:1])
+
+    done = run_cli(tmp_path / "data", "sync", "--json")
+    assert done.returncode == 3
+    assert "in use by another" in done.stderr and done.stdout == ""
+    assert indexer.manifest.files("demo", "1.0") == {}  # refused before touching anything
+
+    [report] = indexer.sync()
+    assert report.files_indexed == 1 and indexer.verify("demo", "1.0") == []
+
+
+# -- following the folder ------------------------------------------------------------------------------------------
+EDITED = "The zorblatt quuxinator rotates every member certificate on Tuesdays."
+ADDED = "# Quokka relay\n\nThe quokka relay flushes the wombat ledger to the frobnicator every forty seconds.\n"
+
+
+def test_edit_add_delete_are_followed(tmp_path):
+    indexer = build_indexer(make_settings(tmp_path))
+    folder = indexer.library.release_dir("demo", "1.0")
+    copy_pages(folder, SMALL_PAGES[:3] + ["learning/glossary.md"])
+    edited = folder / "learning/glossary.md"
+    original = edited.read_text() + "\n\nThe plimsoll grommet is documented only here.\n"
+    edited.write_text(original)
+    store = ReleaseStore(indexer.client, "demo", "1.0", indexer.embedder.dim)
+
+    [first] = indexer.sync()
+    assert (first.files_indexed, first.files_failed) == (4, [])
+    old_n = indexer.manifest.files("demo", "1.0")["learning/glossary.md"].n_chunks
+    assert old_n >= 3 and bm25_paths(indexer, "demo", "1.0", "plimsoll grommet") == {"learning/glossary.md"}
+
+    [again] = indexer.sync()
+    assert (again.files_indexed, again.files_unchanged, again.files_removed) == (0, 4, 0)
+
+    # Edit: the file shrinks to its head plus a new sentence; its tail's chunks must leave every index.
+    edited.write_text(original[: len(original) // 4] + "\n\n" + EDITED + "\n")
+    [report] = indexer.sync()
+    assert (report.files_indexed, report.files_unchanged) == (1, 3)
+    new_n = indexer.manifest.files("demo", "1.0")["learning/glossary.md"].n_chunks
+    assert 1 <= new_n < old_n
+    stale = [search_chunk_id("demo", "1.0", "learning/glossary.md", i) for i in range(new_n, old_n)]
+    assert indexer.client.retrieve(store.name, stale) == []
+    assert bm25_paths(indexer, "demo", "1.0", "zorblatt quuxinator") == {"learning/glossary.md"}
+    assert bm25_paths(indexer, "demo", "1.0", "plimsoll grommet") == set()
+    assert store.count() == report.chunks
+    assert indexer.verify("demo", "1.0") == []
+
+    # Add: found by words and by meaning.
+    (folder / "relay.md").write_text(ADDED)
+    [report] = indexer.sync()
+    assert (report.files_indexed, report.files_unchanged) == (1, 4)
+    assert bm25_paths(indexer, "demo", "1.0", "quokka frobnicator") == {"relay.md"}
+    question = indexer.embedder.embed(["How often does the quokka relay flush the wombat ledger?"])[0]
+    assert store.search(question, 1)[0].node.metadata["path"] == "relay.md"
+    assert indexer.verify("demo", "1.0") == []
+
+    # Delete: gone from BM25, the vector store and the manifest.
+    relay_ids = [search_chunk_id("demo", "1.0", "relay.md", i)
+                 for i in range(indexer.manifest.files("demo", "1.0")["relay.md"].n_chunks)]
+    (folder / "relay.md").unlink()
+    [report] = indexer.sync()
+    assert (report.files_indexed, report.files_removed, report.files_unchanged) == (0, 1, 4)
+    assert bm25_paths(indexer, "demo", "1.0", "quokka frobnicator") == set()
+    assert indexer.client.retrieve(store.name, relay_ids) == []
+    assert all(h.node.metadata["path"] != "relay.md" for h in store.search(question, 5))
+    assert "relay.md" not in indexer.manifest.files("demo", "1.0")
+    assert store.count() == report.chunks
+    assert indexer.verify("demo", "1.0") == []
+
+
+# -- broken files --------------------------------------------------------------------------------------------------
+def test_broken_files_get_one_clear_error_each_and_good_files_are_indexed(tmp_path):
+    indexer = build_indexer(make_settings(tmp_path))
+    folder = indexer.library.release_dir("demo", "1.0")
+    expected = make_hostile_corpus(folder)
+    copy_pages(folder, SMALL_PAGES[:3])
+    good = {name for name, outcome in expected.items() if outcome == OK} | set(SMALL_PAGES[:3])
+
+    [report] = indexer.sync()
+    failed = [f["path"] for f in report.files_failed]
+    skipped = [f["path"] for f in report.files_skipped]
+    assert sorted(failed) == sorted(n for n, o in expected.items() if o == FAILED)  # once each
+    assert sorted(skipped) == sorted(n for n, o in expected.items() if o == SKIPPED)
+    assert all(f["error"].strip() for f in report.files_failed)
+    assert all(f["reason"].strip() for f in report.files_skipped)
+    assert report.files_indexed == len(good)
+    assert indexed_files(indexer, "demo", "1.0") == good
+    assert indexer.verify("demo", "1.0") == []
+
+    [again] = indexer.sync()  # broken files are remembered by hash, reported again, not re-read
+    assert again.files_indexed == 0 and again.files_unchanged == len(good) + len(failed)
+    assert sorted(again.files_failed, key=str) == sorted(report.files_failed, key=str)
+    assert sorted(again.files_skipped, key=str) == sorted(report.files_skipped, key=str)
+
+
+# -- progress and cancel -------------------------------------------------------------------------------------------
+def test_progress_per_file_and_cancel_between_files(tmp_path):
+    indexer = build_indexer(make_settings(tmp_path))
+    copy_pages(indexer.library.release_dir("demo", "1.0"), SMALL_PAGES)
+    cancel = threading.Event()
+    seen = []
+
+    def stop_after_two(p):
+        seen.append(p)
+        if p.files_done == 2:
+            cancel.set()
+
+    [report] = indexer.sync(progress=stop_after_two, cancel=cancel)
+    assert report.cancelled and report.files_indexed == 2
+    assert [p.files_done for p in seen] == [1, 2]
+    assert len(indexed_files(indexer, "demo", "1.0")) == 2
+    assert indexer.verify("demo", "1.0") == []
+    assert indexer.sync(cancel=cancel) == []  # an already-set cancel starts nothing
+
+    seen.clear()
+    [report] = indexer.sync(progress=seen.append)
+    assert not report.cancelled and (report.files_indexed, report.files_unchanged) == (3, 2)
+    assert [p.files_done for p in seen] == [1, 2, 3] and {p.files_total for p in seen} == {3}
+    assert all(p.eta_s is not None and p.eta_s >= 0 for p in seen)
+    assert seen[-1].eta_s == 0 and seen[-1].chunks >= 3
+    assert [p.elapsed_s for p in seen] == sorted(p.elapsed_s for p in seen)
+    assert indexed_files(indexer, "demo", "1.0") == set(SMALL_PAGES)
+    assert indexer.verify("demo", "1.0") == []
