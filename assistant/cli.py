@@ -89,6 +89,29 @@ def cmd_sync(args, settings: Settings) -> int:
     return 0
 
 
+def cmd_product(args, settings: Settings) -> int:
+    """Show or set a product's display name, description, aliases and release order."""
+    from assistant.library import Library
+
+    library = Library(settings.library_dir)
+    if args.name not in library.products():
+        print(f"error: no product {args.name!r} in {settings.library_dir}", file=sys.stderr)
+        return 2
+    meta = library.meta(args.name)
+    if args.display_name is not None:
+        meta.display_name = args.display_name
+    if args.description is not None:
+        meta.description = args.description
+    if args.alias:
+        meta.aliases = sorted(set(meta.aliases) | set(args.alias))
+    if args.release_order:
+        meta.release_order = args.release_order
+    if any(v for v in (args.display_name, args.description, args.alias, args.release_order)):
+        library.set_meta(args.name, meta)
+    print(json.dumps({"product": args.name, "releases": library.releases(args.name), **meta.__dict__}, indent=2))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assistant", description="Docs Assistant: answers from your documentation.")
     parser.add_argument("-v", "--verbose", action="store_true")
@@ -107,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sync)
 
+    p = sub.add_parser("product", help="show or set a product's description, aliases and release order")
+    p.add_argument("name")
+    p.add_argument("--display-name")
+    p.add_argument("--description")
+    p.add_argument("--alias", action="append", help="a name the product goes by in questions (repeatable)")
+    p.add_argument("--release-order", nargs="+", help="releases oldest to newest, overriding version order")
+    p.set_defaults(func=cmd_product)
+
     for extra in _extra_commands():
         extra(sub)
     return parser
@@ -114,9 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_commands():
     """Commands defined beside the stage they drive, so this file stays a thin dispatcher."""
-    from assistant import cli_ask
+    from assistant import cli_ask, cli_eval
 
-    return [cli_ask.register]
+    return [cli_ask.register, cli_eval.register]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -116,6 +116,7 @@ class Pipeline:
         self.reranker = reranker
         self.llm = llm
         self._indexes: dict[tuple[str, str], ReleaseIndex] = {}
+        self._vocab_cache: tuple[tuple, set[str]] | None = None
 
     # -- helpers -----------------------------------------------------------------------------------------------------
     def index(self, product: str, release: str) -> ReleaseIndex:
@@ -129,6 +130,17 @@ class Pipeline:
     def vocab(self, product: str, release: str) -> dict[str, int] | None:
         bm25 = self.index(product, release).bm25
         return bm25.vocab if bm25 is not None else None
+
+    def library_vocabulary(self, catalogue) -> set[str]:
+        """Every indexed term of every release, rebuilt only when some release changed (the query check uses it)."""
+        stamp = tuple((c.name, r, self.manifest.generation(c.name, r)) for c in catalogue for r in c.releases)
+        if self._vocab_cache is None or self._vocab_cache[0] != stamp:
+            vocab: set[str] = set()
+            for c in catalogue:
+                for r in c.releases:
+                    vocab.update((self.vocab(c.name, r) or {}).keys())
+            self._vocab_cache = (stamp, vocab)
+        return self._vocab_cache[1]
 
     def glossary(self, product: str) -> dict[str, str]:
         releases = self.library.releases(product)
@@ -155,12 +167,9 @@ class Pipeline:
 
         with timer("query_check"):
             if p.query_check:
-                vocab: set[str] = set()
-                for info in catalogue:
-                    for r in info.releases:
-                        vocab.update((self.vocab(info.name, r) or {}).keys())
                 qc = check_query(question, embed=self.embedder.embed,
-                                 product_names=[c.display_name for c in catalogue], vocabulary=vocab or None)
+                                 product_names=[c.display_name for c in catalogue],
+                                 vocabulary=self.library_vocabulary(catalogue) or None)
                 if qc.status != "ok":
                     res.status = qc.status
                     res.intent = {"label": qc.status, "confidence": 1.0}
@@ -252,9 +261,7 @@ class Pipeline:
             texts = [n.node.get_content() for n in contexts]
             if p.reduce in ("extractive", "llm"):
                 texts = [extract(t, rw.standalone + " " + rw.rewritten) for t in texts]
-            ordered = list(zip(contexts, texts))
-            if p.lost_in_middle:
-                ordered = lost_in_the_middle(ordered)
+            # Sources are numbered by rank ([1] is the strongest); only the prompt's order changes below.
             res.sources = [
                 cite.Source(
                     n=i, product=node.node.metadata["product"], release=node.node.metadata["release"],
@@ -263,8 +270,9 @@ class Pipeline:
                     score=float(node.score or 0.0), text=text,
                     chunk_ids=tuple(node.node.metadata.get("chunk_ids", ())), context_id=node.node.node_id,
                 )
-                for i, (node, text) in enumerate(ordered, start=1)
+                for i, (node, text) in enumerate(zip(contexts, texts), start=1)
             ]
+            prompt_sources = lost_in_the_middle(res.sources) if p.lost_in_middle else res.sources
 
         with timer("generation"):
             if res.knowledge_missing:
@@ -276,7 +284,7 @@ class Pipeline:
                 messages = build_messages(
                     question=question, rewritten=rw.rewritten, intent=intent_label if p.answer_requirements else None,
                     product=routing.product, product_description=description, releases=routing.releases,
-                    sources=res.sources, history=history if p.history else None,
+                    sources=prompt_sources, history=history if p.history else None,
                 )
                 pieces: list[str] = []
                 try:

@@ -1,0 +1,137 @@
+"""Pure decisions of the pipeline stages, each on hand-made cases (no models)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from assistant import citations as cite
+from assistant.fusion import lost_in_the_middle, margin_filter, mmr, rrf, weighted_average
+from assistant.glossary import expand, mine_glossary
+from assistant.knowledge import decide, degraded_answer, identifiers, term_present, KnowledgeVerdict
+from assistant.lexical import BM25Index, tokenize
+from assistant.reduce import extract
+from assistant.rewrite import condense_rules, expand_rules, filtered, is_follow_up, rewrite
+
+
+def test_tokenizer_keeps_identifiers_whole_and_split():
+    toks = tokenize("Set --snapshot-count=10000 and max_shards; SSL_ERROR_SYSCALL on Xid 74 at /api/v1/otlp in v3.5.0")
+    for whole in ("snapshot-count", "max_shards", "ssl_error_syscall", "xid", "74", "api/v1/otlp", "v3.5.0"):
+        assert whole in toks
+    for part in ("snapshot", "count", "shards", "ssl", "syscall", "otlp"):
+        assert part in toks
+    assert "and" not in toks and "on" not in toks
+
+
+@given(st.text(max_size=200))
+def test_tokenizer_never_fails_and_lowercases(text):
+    assert all(t == t.lower() and t for t in tokenize(text))
+
+
+def test_bm25_prefers_literal_identifier():
+    idx = BM25Index.build(["a", "b", "c"], [
+        "The --snapshot-count flag sets how many applied entries trigger a snapshot.",
+        "Snapshots are taken periodically; count them with the metrics endpoint.",
+        "Unrelated text about TLS certificates.",
+    ])
+    hits = idx.search("what does --snapshot-count do")
+    assert hits[0].chunk_id == "a"
+    assert all(h.chunk_id != "c" for h in hits)
+
+
+def test_rrf_rewards_agreement():
+    scores = rrf([["x", "y", "z"], ["y", "x"], ["y"]])
+    assert max(scores, key=scores.get) == "y"
+    assert scores["z"] < scores["x"]
+
+
+def test_weighted_average_normalises_each_list():
+    out = weighted_average([{"a": 0.9, "b": 0.5}, {"b": 30.0, "c": 10.0}], [0.5, 0.5])
+    assert out["b"] == pytest.approx(0.5) and out["a"] == pytest.approx(0.5) and out["c"] == pytest.approx(0.0)
+
+
+def test_margin_filter_keeps_only_standouts():
+    assert margin_filter([0.9, 0.85, 0.3, 0.2], 0.2) == 2
+    assert margin_filter([0.9, 0.2], 0.1, keep_min=1) == 1
+    assert margin_filter([], 0.1) == 0
+
+
+def test_mmr_avoids_duplicates():
+    q = np.array([1.0, 0.0])
+    v = np.array([[1.0, 0.0], [1.0, 0.0], [0.7, 0.714]])
+    v = v / np.linalg.norm(v, axis=1, keepdims=True)
+    assert mmr(q, v, k=2, lam=0.3) == [0, 2]
+
+
+def test_lost_in_the_middle_puts_strongest_at_both_ends():
+    assert lost_in_the_middle([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
+
+
+def test_glossary_mines_definitions_both_ways():
+    g = mine_glossary([
+        "Each member keeps a write-ahead log (WAL) on disk.",
+        "Use TLS (Transport Layer Security) between peers.",
+        "The API (this is not an expansion) is stable.",
+    ])
+    assert g == {"WAL": "write-ahead log", "TLS": "transport layer security"}
+    assert expand("how big can the WAL get?", g) == [("WAL", "write-ahead log")]
+    assert expand("WAL write-ahead log size", g) == []
+
+
+def test_citations_drop_invented_numbers_and_flag_cited():
+    sources = [cite.Source(n=i, product="p", release="r", path=f"f{i}.md", page=None, section="", title="",
+                           score=0.5, text="t") for i in (1, 2, 3)]
+    text, out = cite.apply("Yes [1][7]. Also [2, 9].", sources)
+    assert text == "Yes [1]. Also [2]."
+    assert [s.cited for s in out] == [True, True, False]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=20), max_size=8), st.integers(min_value=0, max_value=6))
+def test_every_marker_left_maps_to_a_source(numbers, n_sources):
+    sources = [cite.Source(n=i, product="p", release="r", path="f", page=None, section="", title="", score=0.0, text="")
+               for i in range(1, n_sources + 1)]
+    answer = " ".join(f"claim [{n}]." for n in numbers)
+    text, _ = cite.apply(answer, sources)
+    assert set(cite.cited_numbers(text)) <= {s.n for s in sources}
+
+
+def test_identifiers_and_presence():
+    assert identifiers("How do I set query_offset with --log-format and storage.tsdb.retention in v3.5?") == [
+        "query_offset", "--log-format", "storage.tsdb.retention"]
+    vocab = {"log-format": 1, "log": 2, "format": 3, "query_offset": 4}
+    assert term_present("--log-format", vocab)
+    assert not term_present("--auth-token-ttl", vocab)
+
+
+def test_knowledge_decision_and_degraded_answer():
+    assert decide(0.8, ["--x"], 0.3)[0] is True
+    assert decide(0.1, [], 0.3)[0] is True
+    assert decide(0.6, [], 0.3)[0] is False
+    v = KnowledgeVerdict(True, "r", 0.5, ["--log-format"], ["v3.6"], "What does etcd v3.5 say about logging?")
+    text = degraded_answer(v, "etcd", ["v3.5"])
+    assert "I don't know" in text and "--log-format" in text and "v3.6" in text and "logging" in text
+
+
+def test_extractive_reduction_keeps_relevant_sentences_in_order():
+    filler = "Unrelated words about something else entirely. " * 40
+    text = filler + "The snapshot-count default is 10000. It controls snapshots. " + filler
+    out = extract(text, "snapshot-count default", budget_chars=300)
+    assert "snapshot-count default is 10000" in out and len(out) <= 400
+
+
+def test_rewrite_rules_without_llm():
+    history = [{"role": "user", "content": "default remote write queue capacity in prometheus 2.53?"},
+               {"role": "assistant", "content": "10000"}]
+    assert is_follow_up("and max_shards?", history)
+    assert not is_follow_up("and max_shards?", None)
+    standalone = condense_rules("and max_shards?", history)
+    assert "max_shards" in standalone and "remote" in standalone and "capacity" in standalone
+    assert expand_rules("WAL", "terminology_explanation").startswith("What is WAL?")
+    assert "how to fix" in expand_rules("leader changes often", "symptom_analysis")
+    assert filtered("What is the default of --snapshot-count?") == "default --snapshot-count"
+    rw = rewrite("What is WAL in etcd v3.5?", history=None, intent="terminology_explanation",
+                 versionless="What is WAL in etcd?", glossary={"WAL": "write-ahead log"}, multi_query=True)
+    kinds = {q.kind: q.text for q in rw.queries}
+    assert kinds["versionless"] == "What is WAL in etcd?"
+    assert "write-ahead log" in kinds["glossary"]
+    assert "intent" not in kinds, "a template expansion is shown, not searched"
+    assert rw.rewritten.startswith("What is WAL in etcd v3.5? Definition")
