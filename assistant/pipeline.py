@@ -28,7 +28,7 @@ from assistant.query_check import check_query
 from assistant.reduce import extract
 from assistant.rerank import CrossEncoderRerank
 from assistant.retrieval import HybridRetriever, ReleaseIndex, keep_by_margin
-from assistant.rewrite import RewriteResult, rewrite
+from assistant.rewrite import RewriteResult, condense_rules, is_follow_up, rewrite
 from assistant.routing import Routing, detect, strip_release_mentions
 from assistant.settings import Settings
 from assistant.store import ReleaseStore, collection_name
@@ -167,7 +167,9 @@ class Pipeline:
 
         with timer("query_check"):
             if p.query_check:
-                qc = check_query(question, embed=self.embedder.embed,
+                # A follow-up ("and max_shards?") is judged with the topic its conversation gives it.
+                checked = condense_rules(question, history) if is_follow_up(question, history) else question
+                qc = check_query(checked, embed=self.embedder.embed,
                                  product_names=[c.display_name for c in catalogue],
                                  vocabulary=self.library_vocabulary(catalogue) or None)
                 if qc.status != "ok":
@@ -210,7 +212,9 @@ class Pipeline:
                     res.queries.append({"kind": q.kind, "text": q.text, "dense": q.dense, "lexical": q.lexical})
 
         with timer("retrieval"):
-            indexes = [self.index(routing.product, r) for r in routing.releases]
+            # A naive RAG searches one corpus holding every release; QAMR's per-release corpora are the routed scope.
+            scope = self.library.releases(routing.product) if p.release_scope == "all" else routing.releases
+            indexes = [self.index(routing.product, r) for r in scope]
             retriever = HybridRetriever(indexes, self.embed_model, p.retrieval)
             dense_q = list(dict.fromkeys(q["text"] for q in res.queries if q["dense"]))
             lex_q = list(dict.fromkeys(q["text"] for q in res.queries if q["lexical"]))

@@ -15,6 +15,7 @@ class Preset:
     name: str
     paper: str
     query_check: bool = True
+    release_scope: str = "routed"  # routed: only the detected release(s) (QAMR) | all: every release of the product
     intent: bool = True
     history: bool = True  # condense follow-ups into a standalone question
     intent_expansion: bool = False
@@ -52,7 +53,8 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {
     "naive": Preset(
-        "naive", "baseline: dense top-k and one prompt", query_check=False, intent=False, history=False,
+        "naive", "baseline: dense top-k over all of the product's documents and one prompt",
+        query_check=False, intent=False, history=False, release_scope="all",
         retrieval=RetrievalParams(use_bm25=False, fusion="dense", dense_k=5, candidates=5, contexts=5),
         knowledge="none", answer_requirements=False,
     ),

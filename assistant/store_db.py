@@ -106,6 +106,10 @@ class AppDB:
              int(bool(trace.get("knowledge_missing"))), trace.get("answer", ""), json.dumps(trace), trace_id),
         )
 
+    def update_feedback(self, feedback_id: int, rating: int, comment: str = "") -> None:
+        """The user changed their rating or added a comment after rating: one row per answer, not one per click."""
+        self._write("UPDATE feedback SET rating=?, comment=? WHERE id=?", (int(rating), comment, feedback_id))
+
     def feedback(self) -> list[dict]:
         rows = self._connect().execute(
             "SELECT id, created_at, rating, comment, question, product, releases, intent, preset, knowledge_missing, "

@@ -128,3 +128,6 @@ def test_every_preset_runs_search_only(pipeline, name):
     assert set(res.timings_ms) >= {"routing", "retrieval", "citations"}
     if name == "naive":
         assert all("bm25" not in c.scores for c in res.candidates)
+        assert len({s.release for s in res.sources}) > 1, "naive searches every release as one corpus"
+    else:
+        assert {s.release for s in res.sources} == {"v3.5"}

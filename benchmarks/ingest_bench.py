@@ -1,0 +1,159 @@
+"""Ingestion speed on the AWS guides (../shared/corpora/awsdocs/documents), against two floors measured in the same run.
+
+    python benchmarks/ingest_bench.py --limit 150 --out bench.json
+
+ratio 1 = our ingestion / embedding the very texts our chunker produced (same model, same batch size, no cache):
+    how much reading, chunking, BM25 and Qdrant writes add on top of the unavoidable embedding.
+ratio 2 = our ingestion / a plain LlamaIndex `VectorStoreIndex.from_documents` (SimpleDirectoryReader, its default
+    SentenceSplitter, Qdrant local mode, the same embedder passed explicitly).
+re-sync = syncing the unchanged corpus again; target < 2% of the first ingestion.
+
+The model is loaded and warmed before any timing, so no figure includes its load. The main run has the embedding
+cache off, so that the comparison is fair; `cache cold` is the same ingestion with the cache on (its overhead and
+the duplicate chunks it saves), `cache warm` a fresh index whose cache already knows every text (as when another
+release repeats the same pages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from assistant.components import build_indexer, get_embedder  # noqa: E402
+from assistant.settings import PROJECT_ROOT, Settings  # noqa: E402
+
+CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "awsdocs" / "documents"
+PRODUCT, RELEASE = "awsdocs", "current"
+
+
+def sample_files(corpus: Path, limit: int | None) -> list[Path]:
+    """Every Markdown file, or `limit` of them spread evenly over the sorted list (so every guide gives its share)."""
+    files = sorted(p for p in corpus.rglob("*.md") if p.parent != corpus)
+    if limit is None or limit >= len(files):
+        return files
+    return [files[int(i * len(files) / limit)] for i in range(limit)]
+
+
+def fill_library(settings: Settings, corpus: Path, files: list[Path]) -> None:
+    dest = settings.library_dir / PRODUCT / RELEASE
+    for src in files:
+        target = dest / src.relative_to(corpus)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target)
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - t0
+
+
+def ours(root: Path, name: str, corpus: Path, files: list[Path], cache: bool, seed_cache: Path | None = None):
+    settings = Settings(data_dir=root / name, models_dir=PROJECT_ROOT / "models", embedding_cache=cache)
+    fill_library(settings, corpus, files)
+    if seed_cache is not None:
+        settings.index_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(seed_cache, settings.index_dir / "embed_cache.sqlite")
+    indexer = build_indexer(settings)
+    [report], seconds = timed(lambda: indexer.sync(PRODUCT, RELEASE))
+    return indexer, report, seconds
+
+
+def plain_llamaindex(root: Path, files: list[Path], embedder) -> tuple[int, float]:
+    from llama_index.core import SimpleDirectoryReader, StorageContext, VectorStoreIndex
+    from llama_index.core.node_parser import SentenceSplitter
+    from llama_index.vector_stores.qdrant import QdrantVectorStore
+    from qdrant_client import QdrantClient
+
+    from assistant.llama_adapters import LocalEmbedding
+
+    client = QdrantClient(path=str(root / "llamaindex_qdrant"))
+    try:
+        def build() -> int:
+            docs = SimpleDirectoryReader(input_files=[str(f) for f in files], required_exts=[".md"]).load_data()
+            store = QdrantVectorStore(client=client, collection_name="plain")
+            VectorStoreIndex.from_documents(
+                docs, storage_context=StorageContext.from_defaults(vector_store=store),
+                embed_model=LocalEmbedding(embedder), transformations=[SentenceSplitter()],
+            )
+            return client.count("plain", exact=True).count
+
+        return timed(build)
+    finally:
+        client.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--limit", type=int, help="number of files, sampled evenly across guides (default: all)")
+    parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--no-cache-runs", action="store_true", help="skip the two runs with the embedding cache on")
+    args = parser.parse_args(argv)
+
+    files = sample_files(args.corpus, args.limit)
+    settings = Settings(models_dir=PROJECT_ROOT / "models")
+    embedder = get_embedder(settings)
+    embedder.embed(["warm up the model before any timing"] * 8)
+    root = Path(tempfile.mkdtemp(prefix="ingest_bench_"))
+    figures: dict = {"files": len(files), "guides": len({f.relative_to(args.corpus).parts[0] for f in files}),
+                     "model": embedder.description, "batch_size": embedder.batch_size}
+    try:
+        print(f"ingesting {len(files)} files from {figures['guides']} guides into {root}", file=sys.stderr)
+        indexer, report, ours_s = ours(root, "ours", args.corpus, files, cache=False)
+        _, texts = indexer.manifest.chunk_texts(PRODUCT, RELEASE)
+        assert len(texts) == report.chunks
+        _, embed_s = timed(lambda: embedder.embed(texts))
+        figures |= {"chunks": report.chunks, "files_indexed": report.files_indexed,
+                    "files_failed": len(report.files_failed), "seconds": round(ours_s, 2),
+                    "embed_only_seconds": round(embed_s, 2), "ratio_to_embedding": round(ours_s / embed_s, 3),
+                    "chunks_per_second": round(report.chunks / ours_s, 1)}
+
+        print("plain LlamaIndex ...", file=sys.stderr)
+        li_nodes, li_s = plain_llamaindex(root, files, embedder)
+        figures |= {"llamaindex_nodes": li_nodes, "llamaindex_seconds": round(li_s, 2),
+                    "ratio_to_llamaindex": round(ours_s / li_s, 3)}
+
+        [again] = indexer.sync(PRODUCT, RELEASE)
+        assert again.files_indexed == 0 and again.files_unchanged == len(files), again
+        figures |= {"resync_seconds": again.seconds, "resync_ratio": round(again.seconds / ours_s, 5)}
+
+        if not args.no_cache_runs:
+            print("cache on ...", file=sys.stderr)
+            cached, _, cold_s = ours(root, "cache_cold", args.corpus, files, cache=True)
+            _, _, warm_s = ours(root, "cache_warm", args.corpus, files, cache=True,
+                                seed_cache=cached.settings.index_dir / "embed_cache.sqlite")
+            figures |= {"cache_cold_seconds": round(cold_s, 2), "cache_warm_seconds": round(warm_s, 2)}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    rows = [
+        ("files", figures["files"], ""),
+        ("search chunks", figures["chunks"], f"{figures['chunks_per_second']} chunks/s"),
+        ("our ingestion (cache off)", f"{figures['seconds']} s", ""),
+        ("embedding alone", f"{figures['embed_only_seconds']} s", f"ratio 1 = {figures['ratio_to_embedding']}"),
+        ("plain LlamaIndex", f"{figures['llamaindex_seconds']} s",
+         f"ratio 2 = {figures['ratio_to_llamaindex']} ({figures['llamaindex_nodes']} nodes)"),
+        ("re-sync, unchanged", f"{figures['resync_seconds']} s", f"{figures['resync_ratio']:.2%} of first (target < 2%)"),
+    ]
+    if "cache_cold_seconds" in figures:
+        rows += [("ours, cache on, cold", f"{figures['cache_cold_seconds']} s", ""),
+                 ("ours, cache on, warm", f"{figures['cache_warm_seconds']} s", "every text already embedded")]
+    width = max(len(r[0]) for r in rows)
+    for name, value, note in rows:
+        print(f"{name:<{width}}  {str(value):>10}  {note}")
+    print(json.dumps(figures))
+    if args.out:
+        args.out.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

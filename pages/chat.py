@@ -1,0 +1,147 @@
+"""Chat: ask, watch the answer stream in, see how it was found (intent, releases, queries, sources), rate it."""
+
+import streamlit as st
+
+from assistant import app_services as svc
+from assistant.components import StoreLocked
+from assistant.intent import INTENTS
+from assistant.presets import PRESETS
+
+AUTO = "Detect from the question"
+services = svc.get_services()
+state = st.session_state
+state.setdefault("messages", [])
+
+# -- choices ------------------------------------------------------------------------------------------------------
+catalogue = services.catalogue()
+c1, c2, c3, c4 = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
+product = c1.selectbox("Product", [AUTO, *catalogue], key="product")
+release = c2.selectbox("Release", [AUTO, *catalogue.get(product, [])], key="release", disabled=product == AUTO,
+                       help="Detected from the question (newest when none is named) unless you pin one")
+preset = c3.selectbox("Preset", list(PRESETS), index=list(PRESETS).index(services.settings.preset), key="preset",
+                      help="How the question is searched and answered (README: Presets)")
+if c4.button("New conversation", icon=":material/add_comment:"):
+    state.messages = []
+
+llm = services.llm()
+with st.sidebar:
+    search_only = st.toggle("Search only", value=llm.model is None, disabled=llm.model is None, key="search_only",
+                            help="Ranked sources without a generated answer")
+    model = llm.model.backend + " · " + llm.model.model if llm.model is not None else "no language model"
+    st.caption(f"Answers: {'search only' if search_only else svc.md_escape(model)}")
+if llm.help:  # said once, here, not under every answer
+    st.warning(f"{llm.notice}\n\n{llm.help}", icon=":material/power_off:")
+    if st.button("Retry connection"):
+        services.reconnect()
+        st.rerun()
+
+
+# -- one answer -----------------------------------------------------------------------------------------------------
+def ask_later(question: str) -> None:
+    state.pending = question
+
+
+def on_feedback(answer: dict) -> None:
+    rating = state.get(f"fb_{answer['id']}")
+    if rating is not None:
+        services.save_feedback(answer, rating, state.get(f"fbc_{answer['id']}", ""))
+
+
+def on_intent(answer: dict) -> None:
+    corrected, intent = state[f"intent_{answer['id']}"], answer["trace"]["intent"]
+    if corrected and corrected != intent.get("label"):
+        services.correct_intent(answer["trace"]["question"], intent.get("label"), corrected)
+        intent.update(label=corrected, confidence=1.0, source="user")
+        st.toast(f"Thanks: questions like this one now count as {corrected}.")
+
+
+def render_answer(a: dict) -> None:
+    t, aid = a["trace"], a["id"]
+    knowledge = t.get("knowledge") or {}
+    if t["knowledge_missing"]:
+        st.warning(f"**The documents do not cover this.** {svc.md_escape(knowledge.get('reason', ''))}",
+                   icon=":material/report:")
+        if knowledge.get("suggestion"):
+            st.button(f"Ask instead: {knowledge['suggestion']}", key=f"sugg_{aid}", on_click=ask_later,
+                      args=(knowledge["suggestion"],), icon=":material/help:")
+    st.markdown(t["answer"] or "_Search only: the ranked sources are below._")
+    for notice in t["notices"]:
+        st.caption(svc.md_escape(notice))
+    intent, releases = t["intent"], ", ".join(t["releases"])
+    line = [f"Intent: **{intent.get('label') or 'n/a'}** ({intent.get('confidence', 0):.0%})"]
+    if releases:
+        line.append(f"Release: **{releases}** ({svc.RELEASE_SOURCES.get(t['release_source'], t['release_source'])})")
+    if t["rewritten"]:
+        line.append(f"Rewritten: “{svc.md_escape(t['rewritten'])}”")
+    st.caption(" · ".join(line))
+    for s in t["sources"]:
+        st.markdown(svc.source_label(s))
+    if t["sources"]:
+        with st.expander("Cited text and documents"):
+            for s in t["sources"]:
+                st.markdown(svc.source_label(s))
+                st.text(s["text"])
+                path = services.document(s)
+                if path is not None:
+                    st.download_button(svc.open_label(s), data=path.read_bytes, file_name=path.name,
+                                       mime="application/pdf" if path.suffix.lower() == ".pdf" else None,
+                                       key=f"dl_{aid}_{s['n']}", on_click="ignore", icon=":material/description:")
+    with st.expander("How this answer was found"):
+        label = intent.get("label")
+        st.selectbox("Intent (correct it if it is wrong)", INTENTS, key=f"intent_{aid}", on_change=on_intent,
+                     args=(a,), index=INTENTS.index(label) if label in INTENTS else None)
+        st.markdown(f"**Product** {svc.md_escape(t['product'] or 'none')} · **releases** {releases or 'none'} "
+                    f"({svc.RELEASE_SOURCES.get(t['release_source'], t['release_source'] or 'n/a')})")
+        if t["standalone"]:
+            st.markdown(f"**Standalone question** {svc.md_escape(t['standalone'])}")
+        if t["queries"]:
+            st.dataframe({"kind": t["query_kinds"], "query": t["queries"]}, hide_index=True)
+        if knowledge:
+            st.markdown(f"**Knowledge check** relevance {knowledge.get('relevance', 0):.3f}: "
+                        f"{svc.md_escape(knowledge.get('reason', ''))}")
+        st.dataframe({"stage": list(t["timings_ms"]), "ms": list(t["timings_ms"].values())}, hide_index=True)
+        backend = t["llm"].get("backend")
+        st.caption(f"Answered by {backend} · {svc.md_escape(t['llm'].get('model'))}" if backend
+                   else "Search only: no language model called")
+    total = sum(t["timings_ms"].values()) / 1000
+    st.caption(f"{total:.1f} s · {svc.md_escape(t['llm'].get('model') or 'search only')} · preset {t['preset']}")
+    if st.feedback("thumbs", key=f"fb_{aid}", on_change=on_feedback, args=(a,)) is not None:
+        st.text_input("Comment (optional)", key=f"fbc_{aid}", on_change=on_feedback, args=(a,),
+                      placeholder="What was good, wrong or missing?")
+
+
+# -- the conversation -------------------------------------------------------------------------------------------------
+for msg in state.messages:
+    with st.chat_message(msg["role"]):
+        if msg["role"] == "user":
+            st.markdown(svc.md_escape(msg["content"]))
+        else:
+            render_answer(msg)
+
+question = st.chat_input("Ask about your documentation") or state.pop("pending", None)
+if question:
+    history = [{"role": m["role"], "content": m["content"] if m["role"] == "user" else m["trace"]["answer"]}
+               for m in state.messages]
+    state.messages.append({"role": "user", "content": question})
+    with st.chat_message("user"):
+        st.markdown(svc.md_escape(question))
+    with st.chat_message("assistant"):
+        box, pieces = st.empty(), []
+
+        def on_token(piece: str) -> None:
+            pieces.append(piece)
+            box.markdown("".join(pieces) + " ▌")
+
+        with st.spinner("Searching the documents…"):
+            try:
+                answer = services.ask(question, history=history, product=None if product == AUTO else product,
+                                      release=None if release == AUTO else release, preset=preset,
+                                      search_only=search_only, on_token=on_token)
+            except StoreLocked as exc:
+                st.error(str(exc))
+                st.stop()
+    state.messages.append({"role": "assistant", "content": "", **answer})
+    st.rerun()
+elif not state.messages:
+    st.info("Ask a question about your documentation. Name a release (\"in v3.5\") or pin one above; "
+            "add documents in the sidebar.", icon=":material/lightbulb:")

@@ -1,0 +1,65 @@
+"""Library: products and releases with their files, chunks, last indexing and failures; describe, rename,
+order, delete and re-index."""
+
+import streamlit as st
+
+from assistant import app_services as svc
+from assistant.library import LibraryError
+
+services = svc.get_services()
+st.title("Library")
+overview = services.library_overview()
+if overview.empty:
+    st.info("The library is empty. Add documents in the sidebar, or copy folders into "
+            f"`{services.settings.library_dir}/<product>/<release>/` and press *Rescan library*.")
+    st.stop()
+st.dataframe(overview, hide_index=True, column_config={
+    "last indexed": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")})
+
+catalogue = services.catalogue()
+product = st.selectbox("Product", list(catalogue), key="lib_product")
+if product is None:
+    st.stop()
+releases = catalogue[product]
+meta = services.library.meta(product)
+describe, manage, rename = st.tabs(["Describe", "Releases", "Rename"])
+
+with describe, st.form("meta"):
+    display = st.text_input("Display name", meta.display_name)
+    description = st.text_area("What these documents are (given to the LLM beside retrieved text)", meta.description)
+    aliases = st.text_input("Aliases used in questions, comma-separated", ", ".join(meta.aliases))
+    order = st.multiselect("Release order, oldest first (empty: natural version order)", releases,
+                           default=[r for r in meta.release_order if r in releases])
+    if st.form_submit_button("Save description"):
+        services.set_product_meta(product, display_name=display, description=description, aliases=aliases,
+                                  release_order=order)
+        st.success("Saved.")
+
+with manage:
+    release = st.selectbox("Release", releases, key="lib_release")
+    if release:
+        failures = services.failures(product, release)
+        if failures:
+            st.markdown(f"**{len(failures)} file(s) could not be read**")
+            st.dataframe({"file": [f for f, _ in failures], "error": [e for _, e in failures]}, hide_index=True)
+        c1, c2 = st.columns(2)
+        if c1.button("Re-index this release", icon=":material/refresh:"):
+            if not services.start_sync(product, release):
+                st.warning("An ingestion is already running; see the sidebar.")
+        confirm = c2.checkbox(f"Yes, delete {release} and its index")
+        if c2.button("Delete release", disabled=not confirm, icon=":material/delete:"):
+            try:
+                services.delete_release(product, release)
+                st.rerun()
+            except LibraryError as exc:
+                st.error(str(exc))
+
+with rename, st.form("rename"):
+    new = st.text_input("New folder name", product)
+    st.caption("The index is keyed by folder name: renaming re-indexes the product (unchanged text is not re-embedded).")
+    if st.form_submit_button("Rename") and new != product:
+        try:
+            services.rename_product(product, new)
+            st.rerun()
+        except LibraryError as exc:
+            st.error(str(exc))

@@ -1,0 +1,167 @@
+"""End to end in a real browser: `streamlit run app.py` on a free localhost port with a fresh data folder, driven by
+headless Chromium (Debian's `chromium` with the Python `playwright` package). It uploads a document into a new
+product and release, asks about it, checks what the page shows, rates the answer and screenshots every page into
+test-artifacts/browser/ (git-ignored)."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from assistant.store_db import AppDB
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+DOC = """# Frobnicator operations guide
+
+## Heartbeat
+
+The frobnicator sends a heartbeat every 250 milliseconds. Change it with the `--heartbeat-interval` flag;
+values under 50 milliseconds overload the coordinator.
+
+## Storage
+
+Snapshots are written to the data directory every 10000 writes and kept for seven days.
+"""
+QUESTION = "How often does the frobnicator send a heartbeat?"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, seconds: float = 90) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise AssertionError(f"streamlit exited with {proc.returncode}; see {ARTIFACTS / 'streamlit.log'}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.read().strip() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError("streamlit did not come up")
+
+
+@pytest.fixture
+def app_server(tmp_path):
+    """The app as a user runs it, with the fake Ollama (in this process) answering with a citation."""
+    from ollama_server import OllamaServer
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    ollama = OllamaServer(responder=lambda request: [
+        "The frobnicator sends a heartbeat ", "every 250 milliseconds [1]."]).start()
+    port = _free_port()
+    env = {**os.environ, "ASSISTANT_DATA_DIR": str(tmp_path / "data"), "ASSISTANT_LLM_BACKEND": "ollama",
+           "ASSISTANT_OLLAMA_HOST": ollama.url, "ASSISTANT_OLLAMA_MODEL": "llama3.1:8b"}
+    log = (ARTIFACTS / "streamlit.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url, tmp_path / "data"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        ollama.stop()
+
+
+@pytest.fixture
+def page():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1360, "height": 900})
+        tab.set_default_timeout(60_000)
+        try:
+            yield tab
+        finally:
+            browser.close()
+
+
+def _shoot(page, name: str) -> None:
+    page.wait_for_timeout(500)  # let charts and fonts settle
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _no_exception(page) -> None:
+    assert page.get_by_test_id("stException").count() == 0, page.get_by_test_id("stException").first.inner_text()
+
+
+@pytest.mark.browser
+def test_upload_ask_rate_and_screenshot_every_page(app_server, page, tmp_path):
+    url, data_dir = app_server
+    doc = tmp_path / "frobnicator-ops.md"
+    doc.write_text(DOC)
+    page.goto(url)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_text("Documents").wait_for()
+
+    # Upload into a new product and release.
+    sidebar.locator("input[type=file]").set_input_files(str(doc))
+    sidebar.get_by_text("frobnicator-ops.md").wait_for()
+    for label, value in (("New product name", "frobnicator"), ("New release name", "v2.1")):
+        box = sidebar.get_by_label(label)
+        box.fill(value)
+        box.press("Enter")
+        page.wait_for_timeout(700)
+    sidebar.get_by_role("button", name="Add and index").click()
+    sidebar.get_by_text("Indexed: 1 file(s) indexed").wait_for(timeout=300_000)
+    assert (data_dir / "library" / "frobnicator" / "v2.1" / "frobnicator-ops.md").is_file()
+
+    # Ask, and see how the answer was found.
+    chat = page.get_by_test_id("stChatInputTextArea")
+    chat.fill(QUESTION)
+    chat.press("Enter")
+    page.get_by_text("every 250 milliseconds [1].").wait_for(timeout=180_000)
+    main = page.get_by_test_id("stMain")
+    intent = main.get_by_text(re.compile(r"Intent: \w+ \(\d+%\)")).first
+    assert intent.is_visible()
+    assert "Rewritten: “" in intent.inner_text()
+    source = main.get_by_text(re.compile(r"\[1\] frobnicator v2\.1 · frobnicator-ops\.md § .*Heartbeat")).first
+    assert source.is_visible()
+    assert "also retrieved" not in source.inner_text(), "source 1 is cited"
+    _no_exception(page)
+
+    # Thumbs up, stored with the trace.
+    feedback = main.get_by_test_id("stFeedback") if main.get_by_test_id("stFeedback").count() else \
+        main.get_by_test_id("stButtonGroup")
+    feedback.get_by_role("button").filter(has_text="thumb_up").click()
+    main.get_by_label("Comment (optional)").wait_for()
+    db = AppDB(data_dir / "assistant.db")
+    end = time.monotonic() + 30
+    while not db.feedback() and time.monotonic() < end:
+        time.sleep(0.2)
+    rows = db.feedback()
+    assert [(r["rating"], r["question"]) for r in rows] == [(1, QUESTION)]
+    _shoot(page, "chat")
+
+    # Every other page renders without an error.
+    pages = ["Library", "Insights", "Settings"] + (["Evaluate"] if (ROOT / "pages" / "evaluate.py").exists() else [])
+    for name in pages:
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+        main.get_by_role("heading", name=name).first.wait_for()
+        if name == "Library":
+            main.get_by_text("frobnicator").first.wait_for()
+        _no_exception(page)
+        _shoot(page, name.lower())
