@@ -16,7 +16,6 @@ import shutil
 import stat
 import tempfile
 import threading
-import time
 import uuid
 import zipfile
 from dataclasses import dataclass, field, replace
@@ -117,13 +116,22 @@ def connect_llm(settings: Settings) -> LLMState:
             problem = exc.message
     if backend in ("ollama", "auto"):
         problem = problem or _ollama_problem(settings, token)
-    how = (f"Start Ollama with `ollama serve`, pull the model with `ollama pull {settings.ollama_model}`, then "
-           "press *Retry connection*; or pick another model or the embedded one on the Settings page.") if problem else ""
+    how = ""
+    if problem:
+        how = (f"Start Ollama with `ollama serve`, pull the model with `ollama pull {settings.ollama_model}`, then "
+               "press *Retry connection*; or pick another model or the embedded one on the Settings page.")
     if backend == "ollama" and problem:
         return LLMState(None, f"No language model is reachable: {problem} Answers show ranked sources only "
                               "(search-only).", how)
     choice = build_chat_model(settings, token)
     return LLMState(choice.model, choice.notice, how)
+
+
+def model_status(settings: Settings) -> list[str]:
+    """Where the embedding model and the reranker come from (or why there is no reranker)."""
+    from assistant.components import build_reranker, resolve_embedding_model
+
+    return [resolve_embedding_model(settings)[1].capitalize() + ".", build_reranker(settings).notice]
 
 
 def check_connection(host: str, token_name: str | None, timeout_s: float = 5.0) -> tuple[bool, str, list[str]]:
@@ -391,7 +399,7 @@ class Services:
 
         def work(job: Job, cancel: threading.Event) -> None:
             token = get_secret(settings.ollama_token_name) if settings.ollama_token_name else None
-            # No read timeout: a multi-gigabyte pull may be silent for long while Ollama verifies layers.
+            # A long read timeout: Ollama may stay silent for minutes while it verifies a multi-gigabyte layer.
             with OllamaChat(host or settings.ollama_host, model, timeout_s=3600.0, token=token) as client:
                 client.pull(model, lambda p: job.update(status=p.status, completed=p.completed, total=p.total))
             job.update(status=f"{model} is ready")
@@ -576,7 +584,8 @@ def unanswered(db: AppDB) -> pd.DataFrame:
         tr = t["trace"]
         if tr.get("knowledge_missing") or tr.get("status") not in ("ok", None):
             reason = (tr.get("knowledge") or {}).get("reason") or tr.get("status") or ""
-            rows.append({"product": tr.get("product") or "(none)", "release": ", ".join(tr.get("releases") or []) or "(none)",
+            rows.append({"product": tr.get("product") or "(none)",
+                         "release": ", ".join(tr.get("releases") or []) or "(none)",
                          "question": tr.get("question", ""), "reason": reason,
                          "asked": pd.to_datetime(t["created_at"], unit="s")})
     df = pd.DataFrame(rows, columns=["product", "release", "question", "reason", "asked"])
@@ -621,7 +630,8 @@ def source_label(s: dict) -> str:
     if s.get("section"):
         where += f" § {md_escape(s['section'])}"
     cited = "" if s.get("cited") else " · *also retrieved*"
-    return f"**[{s['n']}]** {md_escape(s['product'])} {md_escape(s['release'])} · {where} · score {s['score']:.3f}{cited}"
+    what = f"{md_escape(s['product'])} {md_escape(s['release'])}"
+    return f"**[{s['n']}]** {what} · {where} · score {s['score']:.3f}{cited}"
 
 
 def open_label(s: dict) -> str:

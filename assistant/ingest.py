@@ -115,7 +115,8 @@ class Indexer:
     def cache(self) -> EmbeddingCache | None:
         if not self.settings.embedding_cache:
             return None
-        return EmbeddingCache(self.settings.index_dir / "embed_cache.sqlite", str(self.embedder.path), self.embedder.dim)
+        path = self.settings.embedding_cache_path or self.settings.index_dir / "embed_cache.sqlite"
+        return EmbeddingCache(path, str(self.embedder.path), self.embedder.dim)
 
     def bm25_dir(self, product: str, release: str) -> Path:
         from assistant.store import collection_name
@@ -135,6 +136,11 @@ class Indexer:
             if (product in (None, p)) and (release in (None, r)) and (p, r) not in targets:
                 targets.append((p, r))  # folder deleted by hand: its index goes too
         reports = []
+        if product is None:
+            for name in self.library.unusable_folders():
+                p, _, r = name.partition("/")
+                reports.append(SyncReport(p, r, files_skipped=[
+                    {"path": ".", "reason": "folder name is not valid UTF-8 (rename it)"}]))
         for p, r in targets:
             if cancel is not None and cancel.is_set():
                 break
@@ -150,10 +156,12 @@ class Indexer:
         store = _LazyStore(lambda: ReleaseStore(self.client, product, release, self.embedder.dim))
 
         on_disk: dict[str, Path] = {}
+        for path in self.library.outside_links(product, release):
+            report.files_skipped.append({"path": _printable(path.relative_to(base).as_posix()), "reason": _link_reason(path)})
         for path in self.library.files(product, release):
             rel = path.relative_to(base).as_posix()
-            if path.is_symlink() and not path.resolve().is_relative_to(base.resolve()):
-                report.files_skipped.append({"path": rel, "reason": "link points outside the release folder"})
+            if _printable(rel) != rel:  # undecodable bytes: no id, database or JSON can hold the name
+                report.files_skipped.append({"path": _printable(rel), "reason": "file name is not valid UTF-8 (rename it)"})
             elif path.suffix.lower() not in SUPPORTED_SUFFIXES:
                 report.files_skipped.append({"path": rel, "reason": _skip_reason(path)})
             else:
@@ -168,12 +176,16 @@ class Indexer:
 
         todo: list[tuple[str, Path, str, int, int]] = []  # rel, path, digest, size, mtime
         for rel, path in on_disk.items():
-            st = path.stat()
-            row = rows.get(rel)
-            if row and row.status in ("indexed", "failed") and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
-                self._count_unchanged(report, row, rel)
+            try:  # a broken link, a file without read permission, or one deleted since the walk
+                st = path.stat()
+                row = rows.get(rel)
+                if row and row.status in ("indexed", "failed") and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
+                    self._count_unchanged(report, row, rel)
+                    continue
+                digest = file_digest(path)
+            except OSError as exc:
+                report.files_failed.append({"path": rel, "error": f"cannot read file: {exc.strerror or exc}"})
                 continue
-            digest = file_digest(path)
             if row and row.status in ("indexed", "failed") and row.hash == digest:
                 self.manifest.touch_mtime(product, release, rel, st.st_mtime_ns)
                 self._count_unchanged(report, row, rel)
@@ -359,6 +371,19 @@ class _LazyStore:
     def delete_ids(self, ids: list[str]) -> None:
         if ids:
             self.__getattr__("delete_ids")(ids)
+
+
+def _link_reason(path: Path) -> str:
+    try:
+        path.resolve()
+    except (OSError, RuntimeError):
+        return "link cannot be resolved (a loop); not followed"
+    return "link points outside the release folder (not followed)"
+
+
+def _printable(rel: str) -> str:
+    """A path as text: bytes that are not UTF-8 (Python keeps them as lone surrogates) shown as U+FFFD."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _skip_reason(path: Path) -> str:

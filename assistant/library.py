@@ -21,6 +21,19 @@ META_FILE = ".product.json"
 _SAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
+def _is_text(name: str) -> bool:
+    """False for a name with bytes that are not UTF-8: no database, collection name or JSON can hold it."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _usable_folder(path: Path) -> bool:
+    return path.is_dir() and not path.name.startswith(".") and _is_text(path.name)
+
+
 class LibraryError(ValueError):
     """A request the library refuses, with a message for the user."""
 
@@ -47,15 +60,27 @@ class Library:
         root.mkdir(parents=True, exist_ok=True)
 
     def products(self) -> list[str]:
-        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+        return sorted(p.name for p in self.root.iterdir() if _usable_folder(p))
 
     def releases(self, product: str) -> list[str]:
         folder = self.root / product
         if not folder.is_dir():
             return []
-        names = [p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        names = [p.name for p in folder.iterdir() if _usable_folder(p)]
         order = [r for r in self.meta(product).release_order if r in names]
         return order + sort_releases([n for n in names if n not in order]) if order else sort_releases(names)
+
+    def unusable_folders(self) -> list[str]:
+        """Product and release folders left out because their names are not valid UTF-8 (the sync reports them)."""
+        out = []
+        for p in sorted(self.root.iterdir()):
+            if p.is_dir() and not p.name.startswith("."):
+                if not _is_text(p.name):
+                    out.append(p.name)
+                elif _usable_folder(p):
+                    out += [f"{p.name}/{r.name}" for r in sorted(p.iterdir())
+                            if r.is_dir() and not r.name.startswith(".") and not _is_text(r.name)]
+        return [name.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for name in out]
 
     def newest(self, product: str) -> str | None:
         rels = self.releases(product)
@@ -92,23 +117,34 @@ class Library:
 
     def files(self, product: str, release: str) -> list[Path]:
         """Every regular file of a release, never following links out of the release folder."""
+        return [path for path, escapes in self._walk(product, release) if not escapes]
+
+    def outside_links(self, product: str, release: str) -> list[Path]:
+        """Links to files or folders outside the release folder (or that cannot be resolved): never read, never
+        followed; the sync reports each one as skipped."""
+        return [path for path, escapes in self._walk(product, release) if escapes]
+
+    def _walk(self, product: str, release: str):
         base = self.release_dir(product, release)
         if not base.is_dir():
-            return []
+            return
         base_real = base.resolve()
-        out = []
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in sorted(filenames):
-                if name.startswith("."):
-                    continue
+            # os.walk lists a link to a folder among the folders and does not enter it; one pointing out is reported.
+            links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+            for name in sorted(links + [f for f in filenames if not f.startswith(".")]):
                 path = Path(dirpath) / name
                 if path.is_symlink():
-                    target = path.resolve()
-                    if not target.is_relative_to(base_real):
-                        continue  # reported by the sync as skipped
-                out.append(path)
-        return out
+                    try:
+                        inside = path.resolve().is_relative_to(base_real)
+                    except (OSError, RuntimeError):  # a link loop
+                        inside = False
+                    if not inside:
+                        yield path, True
+                        continue
+                if name in filenames:
+                    yield path, False
 
     def add(self, src: Path, product: str, release: str) -> Path:
         """Copy a folder or a file into product/release (the source itself is left untouched)."""

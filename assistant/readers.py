@@ -30,9 +30,21 @@ _KINDS = {
 SUPPORTED_SUFFIXES = tuple(_KINDS)
 _LABELS = {"pdf": "a PDF", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 
-# Line-based parsers (and their regexes) assume prose; a 1 MB line is a data dump or minified blob.
+# Line-based parsers (and their regexes) assume prose; a 1 MB line is a data dump or minified blob. Each line
+# costs ~100 bytes of bookkeeping (measured: 9.5 million one-letter lines took 34 s and 930 MB), so a text
+# file may also hold at most a million lines, a book of some 20,000 pages.
 MAX_LINE_BYTES = 1_000_000
+MAX_LINES = 1_000_000
 _READ_CHUNK = 1 << 20
+# A PDF's page tree and content streams may be shared, so a small file can declare 100,000 pages or inflate to
+# gigabytes of text (measured: a 600 KB file repeating one page 100,000 times took 45 s and 165 MB to read; an
+# 80 KB page inflated to 2 million characters). Extraction costs ~1.5 us and ~20 bytes of transient memory per
+# byte of page content: the caps below bound one PDF to ~100 MB over the baseline and, for a hostile file, under
+# a minute (issue 6). Real manuals stay far below them; past one the file fails with its reason.
+MAX_PDF_PAGES = 10_000
+MAX_PDF_TEXT_CHARS = 20_000_000
+MAX_PDF_PAGE_CONTENT_BYTES = 5_000_000
+MAX_PDF_CONTENT_BYTES = 200_000_000
 
 _MAGIC = (
     (b"%PDF-", "a PDF file"), (b"PK\x03\x04", "a ZIP archive (or Office document)"),
@@ -79,7 +91,7 @@ def _read_capped(path: Path, max_bytes: int, check_lines: bool) -> bytes:
     if info.st_size > max_bytes:
         raise too_big
     chunks: list[bytes] = []
-    total = run = 0  # run: length of the line still open at the end of the previous chunk
+    total = run = lines = 0  # run: length of the line still open at the end of the previous chunk
     with path.open("rb") as handle:
         while chunk := handle.read(_READ_CHUNK):
             total += len(chunk)
@@ -91,6 +103,9 @@ def _read_capped(path: Path, max_bytes: int, check_lines: bool) -> bytes:
                 run = lengths[-1]
                 if max(lengths) > MAX_LINE_BYTES:
                     raise ReadFailure("a single line longer than 1 MB (not prose)")
+                lines += len(lengths) - 1
+                if lines > MAX_LINES:
+                    raise ReadFailure(f"more than {MAX_LINES:,} lines, more than is read per file (split it)")
             chunks.append(chunk)
     if total == 0:
         raise ReadFailure("file is empty")
@@ -186,6 +201,8 @@ def _read_pdf(data: bytes, path: Path) -> ParsedDocument:
         reader = PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
             raise ReadFailure("PDF is encrypted and needs a password")
+        if len(reader.pages) > MAX_PDF_PAGES:
+            raise ReadFailure(f"PDF has {len(reader.pages)} pages, more than the {MAX_PDF_PAGES} read per file (split it)")
         pages = list(reader.pages)
     except DependencyError:
         raise ReadFailure("PDF uses AES encryption, which needs the 'cryptography' package") from None
@@ -194,12 +211,34 @@ def _read_pdf(data: bytes, path: Path) -> ParsedDocument:
     except Exception as exc:
         raise ReadFailure(f"PDF is damaged or truncated: {_brief(exc)}") from exc
 
-    page_lines = _strip_running_lines([_page_lines(page, number) for number, page in enumerate(pages, 1)])
+    extracted, chars, content = [], 0, 0
+    for number, page in enumerate(pages, 1):
+        size = _content_bytes(page)
+        content += size
+        if size > MAX_PDF_PAGE_CONTENT_BYTES or content > MAX_PDF_CONTENT_BYTES:
+            limit = (f"{MAX_PDF_PAGE_CONTENT_BYTES // 1_000_000} MB per page" if size > MAX_PDF_PAGE_CONTENT_BYTES
+                     else f"{MAX_PDF_CONTENT_BYTES // 1_000_000} MB per file")
+            raise ReadFailure(f"PDF page {number} has too much drawing content to read (limit {limit}; split it)")
+        extracted.append(_page_lines(page, number))
+        chars += sum(len(line) for line in extracted[-1])
+        if chars > MAX_PDF_TEXT_CHARS:
+            raise ReadFailure(f"PDF expands to more than {MAX_PDF_TEXT_CHARS // 1_000_000} million characters of text "
+                              f"by page {number} (split it)")
+    page_lines = _strip_running_lines(extracted)
     paths = _outline_paths(reader, len(pages))
     sections = [Section(text=_tidy(lines), section_path=paths[i], page=i + 1) for i, lines in enumerate(page_lines)]
     first_line = next((line for lines in page_lines for line in lines if line.strip()), "")
     title = _pdf_meta_title(reader) or (first_line if len(first_line) <= 120 else "") or path.stem
     return ParsedDocument(title=title, sections=sections, kind="pdf")
+
+
+def _content_bytes(page: PageObject) -> int:
+    """Decoded size of a page's content streams (pypdf caps each stream at 75 MB; shared streams count per page)."""
+    try:
+        contents = page.get_contents()
+        return len(contents.get_data()) if contents is not None else 0
+    except Exception:
+        return 0  # unreadable contents: extract_text below reports the damage
 
 
 def _page_lines(page: PageObject, number: int) -> list[str]:
@@ -283,15 +322,21 @@ _BLOCK_TAGS = {
     "summary",
 }
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset=["']?([\w-]{1,40})""", re.IGNORECASE)
+# BeautifulSoup costs ~1.4 KB and ~0.1 ms per element (measured: 100,000 tags took 142 MB and 9 s), so a 20 MB file
+# of bare tags would need gigabytes. Counting "<" bounds the element count before anything is parsed.
+MAX_HTML_TAGS = 200_000
 
 
 def _read_html(data: bytes, path: Path) -> ParsedDocument:
+    if data.count(b"<") > MAX_HTML_TAGS:
+        raise ReadFailure(f"HTML has more than {MAX_HTML_TAGS:,} tags, more than is read per file (split it)")
     declared = _META_CHARSET.search(data[:4096])
     soup = BeautifulSoup(_decode(data, declared.group(1).decode() if declared else None), "html.parser")
     first_h1 = soup.find("h1")
     title = (soup.title.get_text(" ", strip=True) if soup.title else "") or (
         first_h1.get_text(" ", strip=True) if first_h1 else "")
-    doomed = soup.find_all(_DROP_TAGS) + soup.find_all(attrs={"role": _DROP_ROLES})
+    # The <title> is the document's title, not its text: a page without a body must not index its title as content.
+    doomed = soup.find_all(_DROP_TAGS + ["title"]) + soup.find_all(attrs={"role": _DROP_ROLES})
     # A <header> inside the article often holds its h1; only page-level banners and footers go.
     doomed += [tag for tag in soup.find_all(["header", "footer"]) if not tag.find_parent(["main", "article"])]
     for tag in doomed:

@@ -91,8 +91,17 @@ def is_follow_up(question: str, history: list[dict] | None) -> bool:
     return len(words) <= 12 or bool(_FOLLOW_UP.search(question))
 
 
+_VERSIONISH = re.compile(r"^(?:v|r|release)?\d+(?:\.\d+)*(?:\.x)?$", re.IGNORECASE)
+
+
 def _key_terms(text: str) -> list[str]:
     return [w for w in _WORD.findall(text) if w.lower() not in STOP_WORDS and len(w) > 1]
+
+
+def _topic_terms(text: str) -> list[str]:
+    """Key terms minus release spellings: routing decides the release, carrying "v3.4" into a follow-up that
+    asks about 3.6 would only pull the search back to the old release's wording."""
+    return [w for w in _key_terms(text) if not _VERSIONISH.match(w)]
 
 
 def condense_rules(question: str, history: list[dict]) -> str:
@@ -102,7 +111,7 @@ def condense_rules(question: str, history: list[dict]) -> str:
     for turn in reversed(history):
         if turn.get("role") != "user":
             continue
-        for w in _key_terms(turn.get("content", "")):
+        for w in _topic_terms(turn.get("content", "")):
             if w.lower() not in present and w.lower() not in {c.lower() for c in carried}:
                 carried.append(w)
         if len(carried) >= 8:

@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     embedding_batch_size: int = 64
     embedding_cache: bool = True  # never embed the same text twice (releases overlap heavily)
+    embedding_cache_path: Path | None = None  # default: <data_dir>/index/embed_cache.sqlite
     reranker_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
     # Dual chunking (QAMR): small search chunks are embedded; each maps to a larger context chunk.

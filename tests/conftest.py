@@ -42,7 +42,9 @@ def etcd_index(tmp_path_factory) -> EtcdIndex:
     from assistant.components import build_indexer
     from assistant.settings import PROJECT_ROOT, Settings
 
-    settings = Settings(data_dir=tmp_path_factory.mktemp("etcd_index"), models_dir=PROJECT_ROOT / "models")
+    # Vectors are cached across sessions (git-ignored .cache/): a rerun re-indexes for real but embeds nothing new.
+    settings = Settings(data_dir=tmp_path_factory.mktemp("etcd_index"), models_dir=PROJECT_ROOT / "models",
+                        embedding_cache_path=PROJECT_ROOT / ".cache" / "test_embed_cache.sqlite")
     indexer = build_indexer(settings)
     for release in ETCD_RELEASES:
         indexer.library.add(ETCD_CORPUS / release, "etcd", release)

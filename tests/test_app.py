@@ -182,14 +182,17 @@ def test_upload_indexes_the_file_and_answers_from_it(tmp_path, ollama_server, mo
     _use(monkeypatch, tmp_path, ollama_server)
     at = _app()
     at.sidebar.file_uploader[0].set_value([("Ops Guide.md", DOC, "text/markdown"),
-                                           ("../escape.md", b"# Escape\n\nnot outside", "text/markdown")])
-    at.sidebar.text_input(key="up_new_product").set_value("frobnicator")
-    at.sidebar.text_input(key="up_new_release").set_value("v2.1")
+                                           ("../escape.md", b"# Escape\n\nnot outside", "text/markdown"),
+                                           ("broken.pdf", b"%PDF-1.4 broken", "application/pdf")])
+    at.sidebar.text_input(key="up_new_product_0").set_value("frobnicator")
+    at.sidebar.text_input(key="up_new_release_0").set_value("v2.1")
     at.run()
     next(b for b in at.sidebar.button if b.label == "Add and index").click().run()
-    assert "Added 2 file(s) to frobnicator v2.1." in _captions(at)
+    assert "Added 3 file(s) to frobnicator v2\\.1." in _captions(at)
     assert "Indexed: 2 file(s) indexed, 0 removed." in _wait_indexed(at)
-    assert sorted(p.name for p in (tmp_path / "library" / "frobnicator" / "v2.1").iterdir()) == ["Ops-Guide.md", "escape.md"]
+    assert any(e.value.startswith("v2\\.1/broken\\.pdf\\:") for e in at.sidebar.error), "errors per file"
+    assert sorted(p.name for p in (tmp_path / "library" / "frobnicator" / "v2.1").iterdir()) == [
+        "Ops-Guide.md", "broken.pdf", "escape.md"]
 
     _ask(at, "How often does the frobnicator send a heartbeat?")
     assert "**[1]** frobnicator v2\\.1 · Ops\\-Guide\\.md § Frobnicator operations guide \\> Heartbeat" in _markdown(at)
@@ -240,6 +243,15 @@ def test_library_page_describes_renames_and_deletes(tmp_path, monkeypatch):
     services = svc.get_services()
     services.ingest.wait(120)
     assert [r["release"] for r in services.library_overview().to_dict("records")] == ["v1.0"]
+
+    at.run()
+    next(t for t in at.text_input if t.label == "New folder name").set_value("gadget")
+    next(b for b in at.button if b.label == "Rename").click().run()
+    assert not at.exception
+    services.ingest.wait(120)
+    rows = services.library_overview()[["product", "release", "indexed"]].values.tolist()
+    assert rows == [["gadget", "v1.0", 1]], "renamed and re-indexed under the new name"
+    assert services.indexer.manifest.releases() == [("gadget", "v1.0")], "the old name's index is gone"
 
 
 class MemoryKeyring(KeyringBackend):

@@ -119,6 +119,23 @@ def test_insights_frames_and_golden_set(tmp_path):
                       "product": "etcd", "release": "v3.5"}]
 
 
+def test_a_job_runs_in_the_background_reports_errors_and_can_be_cancelled():
+    job = svc.Job()
+
+    def work(job, cancel):
+        for i in range(1000):
+            job.update(files_done=i, done_file=f"f{i}")
+            if cancel.wait(0.01):
+                return
+
+    assert job.start("loop", work) and not job.start("second", work), "one job at a time"
+    job.cancel()
+    state = job.wait(5)
+    assert (state.running, state.cancelled, state.label) == (False, True, "loop") and state.done_files
+    assert job.start("fails", lambda job, cancel: 1 / 0)
+    assert job.wait(5).error == "ZeroDivisionError: division by zero"
+
+
 def test_markdown_escaping_keeps_text_literal():
     assert svc.md_escape("**x** [1](javascript:y) <b>") == r"\*\*x\*\* \[1\]\(javascript\:y\) \<b\>"
     label = svc.source_label({"n": 2, "product": "etcd", "release": "v3.5", "path": "a_b.pdf", "page": 4,

@@ -70,8 +70,9 @@ def test_follow_up_uses_history_for_release_and_topic(pipeline):
                {"role": "assistant", "content": "100000 in v3.4."}]
     res = pipeline.ask("and in 3.6?", history=history, search_only=True)
     assert res.releases == ["v3.6"]
-    assert "snapshot-count" in res.standalone
-    assert any("configuration" in s.path for s in res.sources[:3])
+    assert "snapshot-count" in res.standalone and "v3.4" not in res.standalone
+    assert all(s.release == "v3.6" for s in res.sources)
+    assert any("snapshot-count" in s.text for s in res.sources[:3])
 
 
 def test_declined_questions_never_reach_retrieval_or_llm(etcd_index, intent):
@@ -87,6 +88,7 @@ def test_declined_questions_never_reach_retrieval_or_llm(etcd_index, intent):
 def test_generation_prompt_citations_and_streaming(etcd_index, intent):
     llm = FakeChat()
     llm.enqueue(["{\"rewritten\": \"What is the default value of --snapshot-count in etcd v3.5?\"}",
+                 "{\"answerable\": true}",
                  "In v3.5 the default is 100000 [1]. See also [9]."])
     p = build_pipeline(etcd_index.settings, llm=llm, intent=intent)
     tokens = []
@@ -98,7 +100,9 @@ def test_generation_prompt_citations_and_streaming(etcd_index, intent):
     assert res.sources[0].cited and not any(s.cited for s in res.sources[1:])
     assert "".join(tokens).startswith("In v3.5")
     assert res.llm == {"backend": "fake", "model": llm.model}
-    assert res.llm_calls >= 2
+    assert res.llm_calls == 3  # rewrite, knowledge verdict, answer
+    assert res.rewritten == "What is the default value of --snapshot-count in etcd v3.5?"
+    assert res.knowledge["llm_verdict"] is True
 
 
 def test_unusable_llm_rewrite_falls_back_to_rules(etcd_index, intent):
@@ -131,3 +135,26 @@ def test_every_preset_runs_search_only(pipeline, name):
         assert len({s.release for s in res.sources}) > 1, "naive searches every release as one corpus"
     else:
         assert {s.release for s in res.sources} == {"v3.5"}
+
+
+def test_ask_cli_batch_json_lines_in_order(etcd_index, tmp_path, monkeypatch, capsys):
+    from assistant.cli import main
+
+    monkeypatch.setenv("ASSISTANT_DATA_DIR", str(etcd_index.settings.data_dir))
+    monkeypatch.setenv("ASSISTANT_MODELS_DIR", str(etcd_index.settings.models_dir))
+    batch = tmp_path / "q.jsonl"
+    batch.write_text("\n".join(json.dumps(x) for x in [
+        {"id": "a", "question": "How do I take a snapshot of an etcd v3.5 cluster?"},
+        {"id": "b", "question": "and in 3.4?", "history": [{"role": "user", "content": "etcd v3.5 snapshot save"}]},
+        {"id": "c", "question": "asdf qwer zxcv"},
+    ]))
+    assert main(["ask", "--batch", str(batch), "--search-only"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [x["id"] for x in lines] == ["a", "b", "c"]
+    first = lines[0]
+    assert set(first) >= {"intent", "product", "releases", "queries", "knowledge_missing", "answer", "sources",
+                          "timings_ms", "llm"}
+    assert first["releases"] == ["v3.5"] and first["sources"][0]["n"] == 1
+    assert set(first["sources"][0]) >= {"n", "product", "release", "path", "page", "section", "score", "text", "cited"}
+    assert lines[1]["releases"] == ["v3.4"]
+    assert lines[2]["intent"]["label"] == "invalid"

@@ -44,7 +44,9 @@ def score_question(item: EvalItem, trace: dict, ranked: Sequence[Retrieved], *, 
     m["release_correct"] = cm.release_routing_correct(trace.get("releases", []), item.target_releases)
     m["declined"] = status in DECLINED
     if item.intent is not None:
-        m["intent_correct"] = None if intent_pred is None else intent_pred == item.intent
+        # Intent accuracy is over the five operational intents (issue 3); declining is scored apart, so a preset
+        # without intent detection does not earn accuracy from the questions its query check declined.
+        m["intent_correct"] = None if intent_pred is None or item.intent in DECLINED else intent_pred == item.intent
         m["should_decline"] = item.intent in DECLINED
     if item.kind == "missing" or item.answerable:
         m["knowledge_missing"] = bool(trace.get("knowledge_missing"))
