@@ -19,9 +19,11 @@ _FOLLOW_UP = re.compile(
     r"|\b(it|its|it's|that|this|there|those|these|them|they|one|same|above|previous|former|latter)\b",
     re.IGNORECASE,
 )
+# Only openers whose removal leaves the topic itself ("what is X" -> "X", "how do I X" -> "X"); "how often does X"
+# keeps its wording, since what remains would not be a topic.
 _QUESTION_WORDS = re.compile(
-    r"^\s*(?:(?:what|how|why|when|where|which|who)(?:'s)?(?:\s+(?:is|are|was|were|does|do|did|can|could|should|would|to))?"
-    r"(?:\s+(?:i|we|you|one|the))?|is|are|does|do|can|could|should|tell me about|explain)\b[\s,]*",
+    r"^\s*(?:what(?:'s|\s+is|\s+are|\s+does)(?:\s+an?|\s+the)?|how\s+(?:do|does|can|could|should)\s+(?:i|we|you|one)(?:\s+to)?"
+    r"|how\s+to|why\s+(?:does|do|is|are|did|would)|what\s+causes|tell\s+me\s+about|explain|define|describe)\b[\s,:]*",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"(?:--?)?[\w][\w\-./:]*")
@@ -31,7 +33,7 @@ INTENT_TEMPLATES = {
     "terminology_explanation": "What is {x}? Definition, purpose and use of {x}.",
     "symptom_analysis": "Why does {x} happen and how to fix it? Cause and troubleshooting of {x}.",
     "operational_guidance": "How to {x}? Steps, configuration and commands.",
-    "fact_verification": "{x}? Documented default, support and behaviour of {x}.",
+    "fact_verification": "{q} Confirm or refute from the documented defaults, support and behaviour.",
     "multi_facet_summary": "Overview of {x}: features, configuration, options and limits.",
 }
 
@@ -148,7 +150,7 @@ def expand_rules(question: str, intent: str | None) -> str:
     template = INTENT_TEMPLATES.get(intent or "")
     if not template:
         return question
-    return template.format(x=core_phrase(question))
+    return template.format(x=core_phrase(question), q=question.strip().rstrip("?") + "?")
 
 
 def expand_llm(question: str, intent: str, llm: ChatModel) -> str | None:

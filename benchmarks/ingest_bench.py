@@ -55,12 +55,14 @@ def timed(fn):
     return result, time.perf_counter() - t0
 
 
-def ours(root: Path, name: str, corpus: Path, files: list[Path], cache: bool, seed_cache: Path | None = None):
+def ours(root: Path, name: str, corpus: Path, files: list[Path], cache: bool, seed_cache=None):
+    """One ingestion into a fresh data folder; `seed_cache`: an indexer whose embedding cache it starts with."""
     settings = Settings(data_dir=root / name, models_dir=PROJECT_ROOT / "models", embedding_cache=cache)
     fill_library(settings, corpus, files)
     if seed_cache is not None:
+        seed_cache.cache.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # its vectors may still sit in the WAL
         settings.index_dir.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(seed_cache, settings.index_dir / "embed_cache.sqlite")
+        shutil.copy2(seed_cache.settings.index_dir / "embed_cache.sqlite", settings.index_dir / "embed_cache.sqlite")
     indexer = build_indexer(settings)
     [report], seconds = timed(lambda: indexer.sync(PRODUCT, RELEASE))
     return indexer, report, seconds
@@ -129,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             print("cache on ...", file=sys.stderr)
             cached, _, cold_s = ours(root, "cache_cold", args.corpus, files, cache=True)
             _, _, warm_s = ours(root, "cache_warm", args.corpus, files, cache=True,
-                                seed_cache=cached.settings.index_dir / "embed_cache.sqlite")
+                                seed_cache=cached)
             figures |= {"cache_cold_seconds": round(cold_s, 2), "cache_warm_seconds": round(warm_s, 2)}
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -65,8 +65,9 @@ def render_answer(a: dict) -> None:
             st.button(f"Ask instead: {knowledge['suggestion']}", key=f"sugg_{aid}", on_click=ask_later,
                       args=(knowledge["suggestion"],), icon=":material/help:")
     st.markdown(t["answer"] or "_Search only: the ranked sources are below._")
-    for notice in t["notices"]:
-        st.caption(svc.md_escape(notice))
+    if t["incomplete"]:  # the model failed mid-answer: say why, under the partial text
+        for notice in t["notices"]:
+            st.error(svc.md_escape(notice))
     intent, releases = t["intent"], ", ".join(t["releases"])
     line = [f"Intent: **{intent.get('label') or 'n/a'}** ({intent.get('confidence', 0):.0%})"]
     if releases:
@@ -100,6 +101,8 @@ def render_answer(a: dict) -> None:
             st.markdown(f"**Knowledge check** relevance {knowledge.get('relevance', 0):.3f}: "
                         f"{svc.md_escape(knowledge.get('reason', ''))}")
         st.dataframe({"stage": list(t["timings_ms"]), "ms": list(t["timings_ms"].values())}, hide_index=True)
+        for notice in t["notices"]:
+            st.caption(svc.md_escape(notice))
         backend = t["llm"].get("backend")
         st.caption(f"Answered by {backend} · {svc.md_escape(t['llm'].get('model'))}" if backend
                    else "Search only: no language model called")

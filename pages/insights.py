@@ -25,9 +25,10 @@ with c2:
     chart("Feedback by intent", svc.feedback_by_intent(db), "No feedback yet.", color=VOTES)
 c3, c4 = st.columns(2)
 with c3:
-    chart("Intent mix", svc.intent_mix(db), "No questions yet.", horizontal=True)
+    chart("Intent mix", svc.intent_mix(db), "No questions yet.", horizontal=True, sort=False)
 with c4:
-    chart("Latency per stage (ms)", svc.latency_by_stage(db), "No questions yet.", horizontal=True, stack=False)
+    chart("Latency per stage (ms)", svc.latency_by_stage(db), "No questions yet.", horizontal=True, stack=False,
+          sort=False)
 
 st.subheader("Questions the documents could not answer")
 missing = svc.unanswered(db)

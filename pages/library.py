@@ -43,7 +43,8 @@ with manage:
             st.markdown(f"**{len(failures)} file(s) could not be read**")
             st.dataframe({"file": [f for f, _ in failures], "error": [e for _, e in failures]}, hide_index=True)
         c1, c2 = st.columns(2)
-        if c1.button("Re-index this release", icon=":material/refresh:"):
+        if c1.button("Re-index this release", icon=":material/refresh:",
+                     help="Re-reads files that changed since the last indexing; unchanged files are skipped"):
             if not services.start_sync(product, release):
                 st.warning("An ingestion is already running; see the sidebar.")
         confirm = c2.checkbox(f"Yes, delete {release} and its index")
@@ -56,7 +57,8 @@ with manage:
 
 with rename, st.form("rename"):
     new = st.text_input("New folder name", product)
-    st.caption("The index is keyed by folder name: renaming re-indexes the product (unchanged text is not re-embedded).")
+    st.caption("The index is keyed by folder name: renaming re-indexes the product "
+               "(unchanged text is not embedded again).")
     if st.form_submit_button("Rename") and new != product:
         try:
             services.rename_product(product, new)

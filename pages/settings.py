@@ -15,7 +15,7 @@ if fixed:
 
 st.subheader("Language model")
 host = st.text_input("Ollama host", s.ollama_host, disabled="ollama_host" in fixed)
-c1, c2 = st.columns(2)
+c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="bottom")
 if c1.button("Test connection", icon=":material/lan:"):
     ok, message, models = svc.check_connection(host, s.ollama_token_name)
     state.ollama_models = models
@@ -26,15 +26,20 @@ with st.form("settings"):
     model = st.selectbox("Model (from the server's list, or type a name)", models, accept_new_options=True,
                          disabled="ollama_model" in fixed)
     backend = st.selectbox("Backend", svc.BACKENDS, index=svc.BACKENDS.index(s.llm_backend),
-                           help="auto: Ollama when it runs with the model, else the embedded model")
-    timeout = st.number_input("Ollama timeout (s)", 5.0, 3600.0, float(s.ollama_timeout_s), step=5.0)
+                           help="auto: Ollama when it runs with the model, else the embedded model",
+                           disabled="llm_backend" in fixed)
+    timeout = st.number_input("Ollama timeout (s)", 5.0, 3600.0, float(s.ollama_timeout_s), step=5.0,
+                              disabled="ollama_timeout_s" in fixed)
     st.markdown("**Models on this machine** (a name, a folder, or a name under models/ or the Hugging Face cache)")
     embedding = st.text_input("Embedding model", s.embedding_model, disabled="embedding_model" in fixed,
                               help="Changing it means re-indexing everything (delete data/index, then rescan).")
     reranker = st.text_input("Reranker (cross-encoder)", s.reranker_model, disabled="reranker_model" in fixed)
+    for line in svc.model_status(s):
+        st.caption(svc.md_escape(line))
     st.markdown("**Retrieval**")
-    preset = st.selectbox("Default preset", list(PRESETS), index=list(PRESETS).index(s.preset))
-    top_k = st.number_input("Sources per answer", 1, 20, int(s.top_k))
+    preset = st.selectbox("Default preset", list(PRESETS), index=list(PRESETS).index(s.preset),
+                          disabled="preset" in fixed)
+    top_k = st.number_input("Sources per answer", 1, 20, int(s.top_k), disabled="top_k" in fixed)
     if st.form_submit_button("Save settings", type="primary"):
         try:
             changes = {"ollama_host": host, "ollama_model": model, "llm_backend": backend, "ollama_timeout_s": timeout,
@@ -44,8 +49,8 @@ with st.form("settings"):
         except ValueError as exc:
             st.error(str(exc))
 
-pull_name = c2.text_input("Model to pull", model or s.ollama_model, label_visibility="collapsed")
-if c2.button("Pull model", icon=":material/download:"):
+pull_name = c2.text_input("Model to pull", model or s.ollama_model)
+if c3.button("Pull model", icon=":material/download:"):
     services.start_pull(pull_name, host)
 
 

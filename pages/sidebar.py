@@ -1,4 +1,4 @@
-"""The documents sidebar, on every page: upload into a product and release, rescan, ingestion progress."""
+"""The documents sidebar, on every page: ingestion progress, upload into a product and release, rescan."""
 
 import streamlit as st
 
@@ -9,35 +9,49 @@ NEW = "New…"
 
 
 def documents(services: svc.Services) -> None:
-    state = st.session_state
-    state.setdefault("upload_round", 0)
     st.subheader("Documents")
+    running = services.ingest.snapshot().running
+    st.fragment(run_every=1.0 if running else None)(_progress)(services)
     catalogue = services.catalogue()
-    files = st.file_uploader("Add files or a .zip", accept_multiple_files=True, key=f"upload_{state.upload_round}",
+    with st.expander("Add documents", expanded=not catalogue, icon=":material/upload_file:"):
+        _upload(services, catalogue)
+    if st.button("Rescan library", help="Index folders copied into the library folder by hand",
+                 icon=":material/sync:"):
+        services.start_sync()
+        st.rerun()
+
+
+def _upload(services: svc.Services, catalogue: dict[str, list[str]]) -> None:
+    state = st.session_state
+    n = state.setdefault("upload_round", 0)  # a new round after each upload: fresh, empty widgets
+    files = st.file_uploader("Files or a .zip", accept_multiple_files=True, key=f"upload_{n}",
                              help="PDF, HTML, Markdown, reStructuredText or text; a zip keeps its folders.")
-    product = st.selectbox("Into product", [*catalogue, NEW], key="up_product")
+    products = [*catalogue, NEW]
+    last = state.get("upload_report")
+    product = st.selectbox("Into product", products, key=f"up_product_{n}",
+                           index=products.index(last.product) if last and last.product in products else 0)
     if product == NEW:
-        product = st.text_input("New product name", key="up_new_product", placeholder="e.g. etcd").strip()
-    release = st.selectbox("Release", [*catalogue.get(product, []), NEW], key="up_release")
+        product = st.text_input("New product name", key=f"up_new_product_{n}", placeholder="e.g. etcd").strip()
+    releases = [*catalogue.get(product, []), NEW]
+    release = st.selectbox("Release", releases, key=f"up_release_{n}",
+                           index=releases.index(last.release) if last and last.release in releases else 0)
     if release == NEW:
-        release = st.text_input("New release name", key="up_new_release", placeholder="e.g. v3.5").strip()
+        release = st.text_input("New release name", key=f"up_new_release_{n}", placeholder="e.g. v3.5").strip()
     if st.button("Add and index", type="primary", disabled=not (files and product and release)):
         try:
             state.upload_report = services.add_uploads(product, release, [(f.name, f.getvalue()) for f in files])
-            state.upload_round += 1  # a fresh uploader: the same files are not added twice
+            state.upload_round += 1
             st.rerun()
         except LibraryError as exc:
             st.error(str(exc))
-    report = state.get("upload_report")
-    if report is not None:
-        if report.saved:
-            st.caption(f"Added {len(report.saved)} file(s) to {report.product} {report.release}.")
-        for name, reason in report.refused:
+    if last is not None:
+        if last.saved:
+            where = f"{svc.md_escape(last.product)} {svc.md_escape(last.release)}"
+            st.caption(f"Added {len(last.saved)} file(s) to {where}.")
+            if not last.started:
+                st.info("Another ingestion was running: press *Rescan library* when it has finished.")
+        for name, reason in last.refused:
             st.warning(f"Refused {svc.md_escape(name)}: {reason}")
-    if st.button("Rescan library", help="Index folders copied into the library folder by hand"):
-        services.start_sync()
-    running = services.ingest.snapshot().running
-    st.fragment(run_every=1.0 if running else None)(_progress)(services)
 
 
 def _progress(services: svc.Services) -> None:
@@ -52,14 +66,15 @@ def _progress(services: svc.Services) -> None:
         if s.done_files:
             with st.expander(f"Files done ({len(s.done_files)})"):
                 st.text("\n".join(s.done_files[-200:]))
-        st.button("Cancel", on_click=services.ingest.cancel, key="cancel_ingest")
+        st.button("Cancel", on_click=services.ingest.cancel, key="cancel_ingest", icon=":material/cancel:")
         return
     if state.pop("ingest_seen_running", False):
         st.rerun(scope="app")  # finished: refresh the selectors everywhere and stop polling
     if not s.label:
         return
     if s.error:
-        st.error(f"{s.label} failed: {s.error}")
+        st.error(f"{s.label} failed: {svc.md_escape(s.error)}")
+        return
     reports = s.reports
     indexed = sum(r["files_indexed"] for r in reports)
     removed = sum(r["files_removed"] for r in reports)
