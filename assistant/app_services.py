@@ -280,7 +280,9 @@ class Services:
         """Raises components.StoreLocked when another process holds the index folder."""
         with self._lock:
             if self._pipeline is None:
-                self._pipeline = build_pipeline(self.settings, llm=None)
+                pipeline = build_pipeline(self.settings, llm=None)
+                pipeline.warm_up()  # under the "Loading the assistant" spinner, not in the first answer
+                self._pipeline = pipeline
             return self._pipeline
 
     def preset(self, name: str | None):

@@ -152,6 +152,13 @@ class Pipeline:
 
         return load_or_mine(self.settings.index_dir / "glossary" / f"{collection_name(product, '')}.json", stamp, texts)
 
+    def warm_up(self) -> None:
+        """Pay the one-time costs (query-check seeds, vocabularies, BM25 files) before the first question."""
+        catalogue = self.library.catalogue()
+        check_query("warm up", embed=self.embedder.embed, product_names=[c.display_name for c in catalogue],
+                    vocabulary=self.library_vocabulary(catalogue) or None)
+        self.intent.classify("warm up")
+
     # -- the pipeline ----------------------------------------------------------------------------------------------
     def ask(self, question: str, *, history: list[dict] | None = None, product: str | None = None,
             release: str | None = None, preset: str | Preset = "default", search_only: bool = False,
