@@ -9,9 +9,11 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import signal
+import sqlite3
 import sys
 import threading
 from pathlib import Path
@@ -161,3 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     except StoreLocked as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
+    except (OSError, sqlite3.Error) as exc:  # a full disk, a read-only folder: a message, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        if isinstance(exc, sqlite3.Error) or exc.errno in _WRITE_ERRORS:
+            print(f"Writing under {settings.data_dir} failed. What was indexed before is kept and still answers; "
+                  "free some space (or fix the folder's permissions) and run `assistant sync` again.", file=sys.stderr)
+        return 4
+
+
+_WRITE_ERRORS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EIO}

@@ -34,6 +34,9 @@ from assistant.store import ReleaseStore
 
 log = logging.getLogger(__name__)
 BATCH_CHUNKS = 256  # search chunks embedded per batch: big enough for full batches, small enough for fine progress
+# Embedded Qdrant keeps every point in memory (~20 KB each with its payload) and one file's chunks are embedded and
+# stored together: this cap bounds one file to ~+550 MB at peak (measured) and some 3 million words (issue 6).
+MAX_FILE_CHUNKS = 15_000
 
 
 @dataclass
@@ -74,6 +77,7 @@ class _Parsed:
     old_n: int
     search: list[TextNode]
     contexts: list[TextNode]
+    vectors: np.ndarray | None = None  # float32 rows of `search`: a quarter of their size as lists of floats
 
 
 def file_digest(path: Path) -> str:
@@ -273,8 +277,10 @@ class Indexer:
                 return
             nodes = [n for p in batch for n in p.search]
             vectors = self._embed([embed_text(n) for n in nodes])
-            for node, vec in zip(nodes, vectors):
-                node.embedding = vec.tolist()
+            offset = 0
+            for p in batch:
+                p.vectors = vectors[offset : offset + len(p.search)]
+                offset += len(p.search)
             jobs.put(list(batch))
             chunks_done += len(nodes)
             batch.clear()
@@ -291,6 +297,10 @@ class Indexer:
                     parsed = read_document(path)
                     docs = section_documents(parsed, product=product, release=release, path=rel)
                     nodes = self.parser.get_nodes_from_documents(docs)
+                    n_search = sum(n.metadata["kind"] == "search" for n in nodes)
+                    if n_search > MAX_FILE_CHUNKS:
+                        raise ReadFailure(f"too much text: {n_search:,} search chunks, more than the "
+                                          f"{MAX_FILE_CHUNKS:,} indexed per file (split it)")
                 except (ReadFailure, SkipFile) as exc:
                     jobs.put(("failed", rel, digest, size, mtime_ns, old_n, str(exc)))
                     key = "files_failed" if isinstance(exc, ReadFailure) else "files_skipped"
@@ -345,7 +355,8 @@ class Indexer:
         ])
         stale = [search_chunk_id(product, release, p.path, i) for p in batch for i in range(len(p.search), p.old_n)]
         store.delete_ids(stale)
-        store.add([n for p in batch for n in p.search])
+        for p in batch:
+            store.add(p.search, p.vectors)
         for p in batch:
             contexts = [
                 ContextRow(c.node_id, product, release, p.path, c.metadata["ctx_no"], c.metadata["title"],

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -124,7 +125,7 @@ class Library:
         followed; the sync reports each one as skipped."""
         return [path for path, escapes in self._walk(product, release) if escapes]
 
-    def _walk(self, product: str, release: str):
+    def _walk(self, product: str, release: str) -> Iterator[tuple[Path, bool]]:
         base = self.release_dir(product, release)
         if not base.is_dir():
             return

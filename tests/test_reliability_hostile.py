@@ -11,6 +11,7 @@ import codecs
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -22,7 +23,7 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from assistant import readers
+from assistant import ingest, readers
 from assistant.documents import ReadFailure
 from assistant.readers import read_document
 from assistant.settings import PROJECT_ROOT, Settings
@@ -30,9 +31,11 @@ from conftest import ETCD_CORPUS
 
 GOOD_PAGES = ["tutorials/how-to-create-lease.md", "tutorials/reading-from-etcd.md"]
 SECRET = "qx7zeta-outside-secret"  # lives only outside the library: must never reach the index
-# Peak RSS a hostile sync may add over the same sync of the good files alone (measured ~+110 MB; README bound).
+# Peak RSS of `assistant sync` (docs/GUARANTEES.md). Measured on two shared cores: 736 MB for two small pages, 758 MB
+# with the hostile files added; 1.7 GB for one sync of five files each at a per-file cap (19,000 chunks stored).
 EXTRA_RSS_BOUND_MB = 400
 SYNC_RSS_BOUND_MB = 1500
+WORST_CASE_RSS_BOUND_MB = 2048
 
 
 # -- generated hostile files --------------------------------------------------------------------------------------
@@ -150,16 +153,29 @@ def run_sync(data: Path) -> tuple[dict, float, float]:
     env = {**os.environ, "ASSISTANT_DATA_DIR": str(data), "ASSISTANT_MODELS_DIR": str(PROJECT_ROOT / "models")}
     started = time.monotonic()
     with (data / "sync.out").open("w+") as out, (data / "sync.err").open("w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "assistant", "sync", "--json"], cwd=PROJECT_ROOT, env=env,
+        # The child reports its own high-water mark (VmHWM, reset by exec): rusage's ru_maxrss would also count
+        # the pages it shared with this (possibly large) test process between fork and exec.
+        proc = subprocess.Popen([sys.executable, "-c", _SYNC_AND_REPORT_PEAK], cwd=PROJECT_ROOT, env=env,
                                 stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage: its peak RSS, not this process's
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.wait()
         seconds = time.monotonic() - started
         out.seek(0)
         err.seek(0)
-        assert proc.returncode == 0, err.read()[-3000:]
+        errors = err.read()
+        assert proc.returncode == 0, errors[-3000:]
         report = json.loads(out.read())
-    return report, usage.ru_maxrss / 1024, seconds
+    peak_kb = int(re.search(r"PEAK_KB (\d+)", errors).group(1))
+    return report, peak_kb / 1024, seconds
+
+
+_SYNC_AND_REPORT_PEAK = (
+    "import sys\n"
+    "from assistant.cli import main\n"
+    "rc = main(['sync', '--json'])\n"
+    "hwm = next(l for l in open('/proc/self/status') if l.startswith('VmHWM'))\n"
+    "print('PEAK_KB', hwm.split()[1], file=sys.stderr)\n"
+    "sys.exit(rc)\n"
+)
 
 
 def tree_state(root: Path, skip: Path) -> dict[str, tuple]:
@@ -264,6 +280,21 @@ def test_pdf_content_budget_per_file(tmp_path, monkeypatch):
         read_document(path)
 
 
+def test_a_file_over_the_chunk_cap_fails_alone_and_the_rest_is_indexed(tmp_path, monkeypatch):
+    from assistant.components import build_indexer
+
+    monkeypatch.setattr(ingest, "MAX_FILE_CHUNKS", 3)
+    indexer = build_indexer(Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models"))
+    folder = indexer.library.release_dir("demo", "1.0")
+    folder.mkdir(parents=True)
+    (folder / "small.md").write_text("# Small\n\nThe osprey valve is small.\n")
+    (folder / "big.md").write_text("# Big\n\n" + "\n\n".join(f"Paragraph {i}. " + "word " * 150 for i in range(5)))
+    [report] = indexer.sync()
+    assert report.files_failed == [{"path": "big.md", "error": "too much text: 5 search chunks, more than the 3 "
+                                                               "indexed per file (split it)"}]
+    assert report.files_indexed == 1 and indexer.verify("demo", "1.0") == []
+
+
 def test_upload_of_zip_bomb_and_zip_slip_then_sync_keeps_everything_inside_the_release(tmp_path):
     from assistant import app_services as svc
 
@@ -296,3 +327,38 @@ def test_upload_of_zip_bomb_and_zip_slip_then_sync_keeps_everything_inside_the_r
     assert services.document({"product": "demo", "release": "1.0", "path": "docs/guide.md"}) == release / "docs/guide.md"
     for path in ("../../../../etc/passwd", "/etc/passwd", "docs/../../1.0/../../../settings.json"):
         assert services.document({"product": "demo", "release": "1.0", "path": path}) is None
+
+
+@pytest.mark.slow
+def test_files_at_every_cap_stay_within_the_memory_bound(tmp_path):
+    """Each file just under (or, for the text budget, running into) a per-file cap: the worst a sync must bear."""
+    data = tmp_path / "data"
+    folder = data / "library" / "demo" / "1.0"
+    folder.mkdir(parents=True)
+    (folder / "good.md").write_bytes((ETCD_CORPUS / "v3.5" / GOOD_PAGES[0]).read_bytes())
+    baseline, baseline_rss, _ = run_sync(data)
+
+    tags = readers.MAX_HTML_TAGS // 2 - 100  # two tags per line
+    (folder / "tags_at_cap.html").write_bytes(b"<html><body>" + b"".join(
+        b"w%d <b>x</b>\n" % i for i in range(tags)) + b"</body></html>")
+    (folder / "lines_at_cap.md").write_bytes(b"# Lines\n\n" + b"".join(
+        b"line %d\n" % (i % 97) for i in range(readers.MAX_LINES - 100)))  # read and chunked, then over the chunk cap
+    # Just under the chunk cap: every chunk stored (identical paragraphs, so the embedding cache embeds one).
+    paragraph = " ".join(["the cluster member sends a heartbeat to the leader"] * 19)
+    (folder / "chunks_at_cap.md").write_text("# Chunks\n\n" + "\n\n".join([paragraph] * (ingest.MAX_FILE_CHUNKS - 200)))
+    # Two lines per page, the same on every page: read in full, then stripped as running headers (no text, no
+    # embedding), so only the reading is measured.
+    (folder / "pages_at_cap.pdf").write_bytes(shared_page_pdf(
+        readers.MAX_PDF_PAGES - 1, b"BT /F1 12 Tf 14 TL 72 720 Td (Header line) Tj T* (Footer line) Tj ET"))
+    (folder / "drawing_at_cap.pdf").write_bytes(shared_page_pdf(
+        1, b"0 0 m 1 1 l S\n" * ((readers.MAX_PDF_PAGE_CONTENT_BYTES - 1000) // 14), compress=True))
+    (folder / "text_budget.pdf").write_bytes(shared_page_pdf(2000, text_ops(2000), compress=True))
+
+    report, rss, seconds = run_sync(data)
+    print(f"peak RSS: good file {baseline_rss:.0f} MB, files at the caps {rss:.0f} MB; took {seconds:.0f} s")
+    failed = {f["path"]: f["error"] for f in report["files_failed"]}
+    assert "more than 20 million characters" in failed["text_budget.pdf"]
+    assert "search chunks, more than the 15,000 indexed per file" in failed["lines_at_cap.md"]
+    assert report["files_indexed"] == 2  # tags_at_cap.html and chunks_at_cap.md
+    # Embedded Qdrant keeps ~21 KB per stored chunk in memory (~400 MB here); the rest is per-file work in flight.
+    assert rss < WORST_CASE_RSS_BOUND_MB, (baseline_rss, rss)

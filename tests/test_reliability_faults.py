@@ -1,0 +1,297 @@
+"""Faults through the whole product, not one client call: Ollama misbehaving under a real Pipeline over the etcd
+index, a second process on the same data folder, a disk that fills up while ingesting, and concurrent feedback.
+
+Client-level Ollama errors are in test_llm.py, kill -9 loops in test_crash.py and a refused `sync` in
+test_ingest.py; here each fault is followed to what the user gets and to what the index still serves.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from assistant.components import StoreLocked, build_indexer, build_intent_classifier, build_pipeline
+from assistant.lexical import BM25Index
+from assistant.llm import OllamaChat
+from assistant.settings import PROJECT_ROOT, Settings
+from assistant.store import ReleaseStore
+from assistant.store_db import AppDB
+from conftest import ETCD_CORPUS
+
+QUESTION = "How do I take a snapshot backup of etcd v3.5?"
+MODEL = "llama3.1:8b"
+SMALL_PAGES = ["tutorials/how-to-create-lease.md", "tutorials/reading-from-etcd.md",
+               "tutorials/how-to-get-key-by-prefix.md", "tutorials/how-to-delete-keys.md"]
+
+
+def _env(data: Path) -> dict[str, str]:
+    return {**os.environ, "ASSISTANT_DATA_DIR": str(data), "ASSISTANT_MODELS_DIR": str(PROJECT_ROOT / "models")}
+
+
+def _cli(data: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "assistant", *args], cwd=PROJECT_ROOT, env=_env(data),
+                          capture_output=True, text=True, timeout=600, **kwargs)
+
+
+def _copy(folder: Path, pages: list[str]) -> None:
+    for rel in pages:
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ETCD_CORPUS / "v3.5" / rel, folder / rel)
+
+
+# -- Ollama faults under the real pipeline ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def intent(etcd_index):
+    return build_intent_classifier(etcd_index.settings, extra_examples=[])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# mode -> (words of the notice, the partial answer the user keeps)
+FAULTS = {
+    "not_running": ("is not running at", ""),
+    "refuse": ("Start it with `ollama serve`", ""),
+    "slow": ("did not answer within 0.5 s", ""),
+    "die_mid_stream": ("dropped mid-answer", "Canned answer"),
+    "unknown_model": ("is not pulled. Run `ollama pull llama3.1:8b`", ""),
+    "malformed": ("malformed reply", ""),
+}
+
+
+@pytest.mark.parametrize("preset", ["default", "iknow", "qamr"])  # iknow and qamr also call the LLM before answering
+@pytest.mark.parametrize("mode", list(FAULTS))
+def test_ollama_fault_gives_a_clear_notice_keeps_sources_and_marks_the_answer_incomplete(
+        etcd_index, intent, ollama_server, mode, preset):
+    url = f"http://127.0.0.1:{_free_port()}" if mode == "not_running" else ollama_server.url
+    llm = OllamaChat(url, MODEL, timeout_s=0.5)
+    pipeline = build_pipeline(etcd_index.settings, llm=llm, intent=intent)
+    if mode == "refuse":  # it answered a moment ago, then went away
+        assert pipeline.ask(QUESTION, preset=preset).answer.startswith("Canned answer")
+    if mode != "not_running":
+        ollama_server.mode = mode
+    ollama_server.slow_seconds = 3.0
+
+    tokens: list[str] = []
+    res = pipeline.ask(QUESTION, preset=preset, on_token=tokens.append)
+    words, partial = FAULTS[mode]
+    assert res.status == "ok" and res.releases == ["v3.5"]
+    assert res.incomplete, "a failed or partial answer is never presented as complete"
+    assert any(words in notice for notice in res.notices), res.notices
+    assert res.answer == partial and "".join(tokens).strip() == partial
+    # Search still worked: the ranked sources are there to read, from the release asked about.
+    assert res.sources and {s.release for s in res.sources} == {"v3.5"}
+    assert any("snapshot" in s.text.lower() for s in res.sources)
+    assert res.timings_ms["generation"] < 10_000
+
+
+def test_ollama_fault_reaches_the_cli_as_a_note_and_exit_code_zero(ollama_server, tmp_path):
+    """`assistant ask` over its own small index: the answer fails, the sources print, the note says why."""
+    data = tmp_path / "data"
+    _copy(data / "library" / "etcd" / "v3.5", ["op-guide/recovery.md"])
+    assert _cli(data, "sync").returncode == 0
+    ollama_server.mode = "die_mid_stream"
+    env = {"ASSISTANT_LLM_BACKEND": "ollama", "ASSISTANT_OLLAMA_HOST": ollama_server.url,
+           "ASSISTANT_OLLAMA_MODEL": MODEL}
+    done = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json", QUESTION], cwd=PROJECT_ROOT,
+                          env={**_env(data), **env}, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert out["incomplete"] and "dropped mid-answer" in " ".join(out["notices"])
+    assert out["answer"] == "Canned answer" and out["sources"][0]["path"] == "op-guide/recovery.md"
+
+
+# -- a second process on the same data folder ---------------------------------------------------------------------------
+def test_second_cli_ask_is_refused_while_the_app_holds_the_index_and_the_index_stays_clean(etcd_index):
+    indexer = etcd_index.indexer
+    indexer.client  # this process holds the embedded Qdrant folder, as a running app does
+    generations = {r: indexer.manifest.generation("etcd", r) for r in etcd_index.releases}
+    done = _cli(etcd_index.settings.data_dir, "ask", "--search-only", "--json", QUESTION)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "in use by another Docs Assistant process" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""
+    assert {r: indexer.manifest.generation("etcd", r) for r in etcd_index.releases} == generations
+    for release in etcd_index.releases:
+        assert indexer.verify("etcd", release) == []
+
+
+HOLD = """
+import sys
+from pathlib import Path
+from assistant.components import get_qdrant_client
+from assistant.settings import Settings
+get_qdrant_client(Settings(data_dir=Path(sys.argv[1])))
+print("holding", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_second_app_instance_gets_a_clear_error_and_works_once_the_first_is_gone(tmp_path):
+    from assistant import app_services as svc
+
+    data = tmp_path / "data"
+    _copy(data / "library" / "etcd" / "v3.5", SMALL_PAGES[:1])
+    settings = Settings(data_dir=data, models_dir=PROJECT_ROOT / "models", llm_backend="none")
+    first = subprocess.Popen([sys.executable, "-c", HOLD, str(data)], cwd=PROJECT_ROOT, env=_env(data),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout.readline().strip() == "holding"
+        services = svc.Services(settings)
+        with pytest.raises(StoreLocked, match="in use by another Docs Assistant process"):
+            services.ask(QUESTION, search_only=True)
+        with pytest.raises(StoreLocked):
+            build_indexer(settings).sync()
+        assert services.indexer.manifest.files("etcd", "v3.5") == {}, "refused before touching anything"
+    finally:
+        first.stdin.close()
+        first.wait(60)
+    [report] = build_indexer(settings).sync()
+    assert report.files_indexed == 1
+    assert services.ask("How do I create a lease in etcd?", search_only=True)["trace"]["sources"]
+
+
+# -- disk full while ingesting -----------------------------------------------------------------------------------------
+NEW_DOC = "# Wombat ledger\n\n" + "\n\n".join(
+    f"Wombat ledger rule {i}: the frobnicator flushes shard {i} every {i + 3} seconds and logs it." for i in range(60))
+
+
+def _searchable(indexer, query: str) -> set[str]:
+    bm25 = BM25Index.load(indexer.bm25_dir("etcd", "v3.5"))
+    return {r["path"] for r in indexer.manifest.chunk_rows([h.chunk_id for h in bm25.search(query, k=5)]).values()}
+
+
+def test_disk_full_midway_is_reported_the_old_index_serves_and_a_later_sync_completes(tmp_path, monkeypatch):
+    settings = Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models")
+    indexer = build_indexer(settings)
+    folder = indexer.library.release_dir("etcd", "v3.5")
+    _copy(folder, SMALL_PAGES[:2])
+    [first] = indexer.sync()
+    assert first.files_indexed == 2
+
+    _copy(folder, SMALL_PAGES[2:])
+    (folder / "wombat.md").write_text(NEW_DOC)
+    commits = []
+    real_commit = indexer.manifest.commit_indexed
+
+    def commit_until_the_disk_fills(*args, **kwargs):
+        commits.append(args[2])
+        if len(commits) == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_commit(*args, **kwargs)
+
+    monkeypatch.setattr(indexer.manifest, "commit_indexed", commit_until_the_disk_fills)
+    with pytest.raises(OSError) as err:
+        indexer.sync()
+    assert err.value.errno == errno.ENOSPC and "No space left on device" in str(err.value)
+
+    # The previous index still answers: both old files by words and by meaning.
+    assert _searchable(indexer, "lease TTL grant") >= {SMALL_PAGES[0]}
+    store = ReleaseStore(indexer.client, "etcd", "v3.5", indexer.embedder.dim)
+    question = indexer.embedder.embed(["How do I read keys from etcd?"])[0]
+    assert SMALL_PAGES[1] in {h.node.metadata["path"] for h in store.search(question, 3)}
+    # The interrupted files are marked unfinished, so the next sync knows to redo them.
+    assert any("half-indexed (run sync)" in p for p in indexer.verify("etcd", "v3.5"))
+
+    monkeypatch.undo()  # space is free again
+    [report] = indexer.sync()
+    assert report.files_indexed >= 2 and report.files_failed == []
+    assert indexer.verify("etcd", "v3.5") == []
+    assert _searchable(indexer, "wombat ledger frobnicator") == {"wombat.md"}
+
+
+def _limit_file_size(limit: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_real_write_failure_in_a_cli_sync_is_a_clear_error_and_a_later_sync_completes(tmp_path):
+    """No fault injection: the child may not grow any file past the index's current size (RLIMIT_FSIZE), as on a
+    full disk, so SQLite and Qdrant hit a genuine write error somewhere in the middle of the sync."""
+    data = tmp_path / "data"
+    folder = data / "library" / "etcd" / "v3.5"
+    _copy(folder, SMALL_PAGES[:2])
+    assert _cli(data, "sync").returncode == 0
+    biggest = max(p.stat().st_size for p in (data / "index").rglob("*") if p.is_file())
+    (folder / "wombat.md").write_text(NEW_DOC * 4)
+    _copy(folder, SMALL_PAGES[2:])
+
+    done = _cli(data, "sync", "--json", preexec_fn=_limit_file_size(biggest))
+    assert done.returncode == 4, (done.returncode, done.stderr[-3000:])
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    print(errors)
+    assert len(errors) == 1 and "Traceback" not in done.stderr
+    assert "run `assistant sync` again" in done.stderr and "still answers" in done.stderr
+
+    indexer = build_indexer(Settings(data_dir=data, models_dir=PROJECT_ROOT / "models"))
+    try:
+        assert _searchable(indexer, "lease TTL grant") >= {SMALL_PAGES[0]}, "the previous index still serves"
+    finally:
+        from assistant.components import close_qdrant_clients
+
+        close_qdrant_clients()  # let the next child open the folder
+    done = _cli(data, "sync", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    indexer = build_indexer(Settings(data_dir=data, models_dir=PROJECT_ROOT / "models"))
+    assert indexer.verify("etcd", "v3.5") == []
+    assert _searchable(indexer, "wombat ledger frobnicator") == {"wombat.md"}
+
+
+# -- concurrent feedback -----------------------------------------------------------------------------------------------
+WRITER = """
+import sys
+from pathlib import Path
+from assistant.store_db import AppDB
+db = AppDB(Path(sys.argv[1]))
+for i in range(int(sys.argv[3])):
+    db.add_feedback(i % 2, {"question": f"{sys.argv[2]}-{i}", "answer": "a" * 2000})
+"""
+
+
+def test_concurrent_feedback_from_threads_and_processes_loses_nothing(tmp_path):
+    path = tmp_path / "assistant.db"
+    AppDB(path)  # migrated once, as the app does at start
+    per_writer = 150
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"proc{i}", str(per_writer)], cwd=PROJECT_ROOT)
+             for i in range(2)]
+    db = AppDB(path)  # one AppDB shared by the threads: each gets its own connection
+    errors: list[BaseException] = []
+
+    def write(name: str) -> None:
+        try:
+            for i in range(per_writer):
+                trace_id = db.add_trace({"question": f"{name}-{i}", "intent": {"label": "x"}})
+                fid = db.add_feedback(1, {"question": f"{name}-{i}"}, comment="c", trace_id=trace_id)
+                db.update_feedback(fid, 0, "changed")
+        except BaseException as exc:  # reported below: a lost write must fail the test, not a thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(f"thread{i}",)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(p.wait(300) == 0 for p in procs)
+    assert errors == []
+
+    rows = AppDB(path).feedback()
+    questions = [r["question"] for r in rows]
+    expected = {f"thread{t}-{i}" for t in range(6) for i in range(per_writer)}
+    expected |= {f"proc{p}-{i}" for p in range(2) for i in range(per_writer)}
+    assert len(questions) == len(expected) and set(questions) == expected
+    assert all((r["rating"], r["comment"]) == (0, "changed") for r in rows if r["question"].startswith("thread"))
+    assert len(AppDB(path).traces()) == 6 * per_writer
+    assert all(json.loads(r["trace"]) for r in rows)
