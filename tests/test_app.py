@@ -10,11 +10,11 @@ from pathlib import Path
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
+from memory_keyring import MemoryKeyring
 from assistant import app_services as svc
 from assistant.components import build_indexer
 from assistant.settings import Settings
@@ -252,23 +252,6 @@ def test_library_page_describes_renames_and_deletes(tmp_path, monkeypatch):
     rows = services.library_overview()[["product", "release", "indexed"]].values.tolist()
     assert rows == [["gadget", "v1.0", 1]], "renamed and re-indexed under the new name"
     assert services.indexer.manifest.releases() == [("gadget", "v1.0")], "the old name's index is gone"
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.entries.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.entries.pop((service, username), None)
 
 
 @pytest.fixture

