@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from assistant.lexical import tokenize
-from assistant.llm import ChatModel, LLMError, parse_json_reply
+from assistant.llm import ChatModel, ask_json
 
 # `--log-format`, `query_offset`, `storage.tsdb.retention`, `--auto-gomemlimit.ratio`, and anything in backticks.
 _IDENT = re.compile(r"`([^`]{2,60})`|(?<![\w-])(--[a-z0-9][\w.\-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+)", re.I)
@@ -74,15 +74,9 @@ def check(question: str, *, relevance: float, threshold: float, release_vocab: d
 
 def llm_says_answerable(question: str, context: list[str], llm: ChatModel) -> bool | None:
     numbered = "\n\n".join(f"[{i}] {c[:800]}" for i, c in enumerate(context[:4], 1))
-    messages = [
-        {"role": "system", "content": "Decide whether the passages contain the answer to the question. "
-                                      "Reply with JSON: {\"answerable\": true} or {\"answerable\": false}."},
-        {"role": "user", "content": f"Passages:\n{numbered}\n\nQuestion: {question}"},
-    ]
-    try:
-        reply = parse_json_reply(llm.chat(messages, json_mode=True, max_tokens=20))
-    except LLMError:
-        return None
+    reply = ask_json(llm, "Decide whether the passages contain the answer to the question. "
+                          "Reply with JSON: {\"answerable\": true} or {\"answerable\": false}.",
+                     f"Passages:\n{numbered}\n\nQuestion: {question}", max_tokens=20)
     value = (reply or {}).get("answerable")
     return value if isinstance(value, bool) else None
 

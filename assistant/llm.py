@@ -352,6 +352,16 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
+def ask_json(llm: ChatModel, system: str, user: str, max_tokens: int) -> dict | None:
+    """One JSON-mode call for a stage's structured verdict; None when the model fails or replies unusably,
+    so the stage keeps its deterministic result."""
+    try:
+        return parse_json_reply(llm.chat([{"role": "system", "content": system}, {"role": "user", "content": user}],
+                                         json_mode=True, max_tokens=max_tokens))
+    except LLMError:
+        return None
+
+
 def parse_json_reply(text: str) -> dict | None:
     """Return the first JSON object in a chatty reply (fenced or preceded by prose), or None."""
     if not text:

@@ -25,7 +25,7 @@ from assistant.llm import ChatModel, LLMError
 from assistant.manifest import Manifest
 from assistant.presets import Preset, get_preset
 from assistant.query_check import check_query
-from assistant.reduce import extract
+from assistant.reduce import extract, llm_select
 from assistant.rerank import CrossEncoderRerank
 from assistant.retrieval import HybridRetriever, ReleaseIndex, keep_by_margin
 from assistant.rewrite import RewriteResult, condense_rules, is_follow_up, rewrite
@@ -268,7 +268,7 @@ class Pipeline:
 
         with timer("reduce"):
             if p.reduce == "llm" and llm is not None:
-                contexts = self._llm_select(rw.standalone, contexts, llm)
+                contexts = llm_select(rw.standalone, contexts, llm)
             texts = [n.node.get_content() for n in contexts]
             if p.reduce in ("extractive", "llm"):
                 texts = [extract(t, rw.standalone + " " + rw.rewritten) for t in texts]
@@ -338,28 +338,6 @@ class Pipeline:
                         chunk_ids=[c.node.node_id for c in candidates if c.node.metadata.get("context_id") == cid])
             out.append(NodeWithScore(node=TextNode(id_=cid, text=row.text, metadata=meta), score=best.score))
         return out
-
-    def _llm_select(self, question: str, contexts: list[NodeWithScore], llm: ChatModel) -> list[NodeWithScore]:
-        """QAMR's context selection: ask which passages help; keep the model's choice only when it is usable."""
-        from assistant.llm import parse_json_reply
-
-        if len(contexts) <= 2:
-            return contexts
-        listing = "\n\n".join(f"[{i}] {n.node.get_content()[:600]}" for i, n in enumerate(contexts, 1))
-        messages = [
-            {"role": "system", "content": "Select the passages that help answer the question. "
-                                          "Reply with JSON: {\"keep\": [passage numbers]}"},
-            {"role": "user", "content": f"{listing}\n\nQuestion: {question}"},
-        ]
-        try:
-            reply = parse_json_reply(llm.chat(messages, json_mode=True, max_tokens=40))
-        except LLMError:
-            return contexts
-        keep = (reply or {}).get("keep")
-        if not isinstance(keep, list):
-            return contexts
-        picked = [contexts[i - 1] for i in keep if isinstance(i, int) and 1 <= i <= len(contexts)]
-        return picked or contexts
 
 
 def _balance_releases(contexts: list[NodeWithScore], releases: list[str], k: int) -> list[NodeWithScore]:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
+from llama_index.core.schema import NodeWithScore
+
 from assistant.lexical import tokenize
+from assistant.llm import ChatModel, ask_json
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|\n+")
 
@@ -43,3 +46,18 @@ def extract(text: str, query: str, budget_chars: int = 1200, neighbours: int = 1
         out.append(sentences[i])
         last = i
     return "\n".join(out)
+
+
+def llm_select(question: str, contexts: list[NodeWithScore], llm: ChatModel) -> list[NodeWithScore]:
+    """QAMR's context selection: ask which passages help; keep the model's choice only when it is usable."""
+    if len(contexts) <= 2:
+        return contexts
+    listing = "\n\n".join(f"[{i}] {n.node.get_content()[:600]}" for i, n in enumerate(contexts, 1))
+    reply = ask_json(llm, "Select the passages that help answer the question. "
+                          "Reply with JSON: {\"keep\": [passage numbers]}",
+                     f"{listing}\n\nQuestion: {question}", max_tokens=40)
+    keep = (reply or {}).get("keep")
+    if not isinstance(keep, list):
+        return contexts
+    picked = [contexts[i - 1] for i in keep if isinstance(i, int) and 1 <= i <= len(contexts)]
+    return picked or contexts
