@@ -421,13 +421,30 @@ def _read_markdown(data: bytes, path: Path) -> ParsedDocument:
             level, heading = (1 if "=" in rows[i + 1][0] else 2), text
             i += 1
         if heading is None:
-            out.add(text)
+            out.add(text if is_code else _unescape(text))
         else:
-            heading = _clean_heading(heading)
+            heading = _clean_heading(_unescape(heading))
             out.heading(level, heading)
             first_h1 = first_h1 or (heading if level == 1 else None)
         i += 1
     return ParsedDocument(title=title or first_h1 or path.stem, sections=out.finish(), kind="markdown")
+
+
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation makes it literal
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def _unescape(text: str) -> str:
+    """`db\\.m5\\.large` -> `db.m5.large` outside inline code, where backslashes are literal. Converted docs escape
+    every dot and underscore (the AWS guides: 200,000 of them), which would split identifiers and cost word pieces."""
+    if "\\" not in text:
+        return text
+    out, pos = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out += [_ESCAPED.sub(r"\1", text[pos:span.start()]), span.group(0)]
+        pos = span.end()
+    out.append(_ESCAPED.sub(r"\1", text[pos:]))
+    return "".join(out)
 
 
 def _front_matter(lines: list[str]) -> tuple[str | None, int]:

@@ -313,6 +313,25 @@ Tail <!-- inline --> words.
     ]
 
 
+def test_markdown_backslash_escapes_are_undone_outside_code(tmp_path):
+    text = """# Storage for db\\.m5 instances
+
+Up to 64 TiB on db\\.m5\\.large\\-db\\.m5\\.24xlarge; set `max\\_connections` or max\\_connections \\(see \\*notes\\*\\)\\.
+\\# not a heading, a C\\:\\\\path and a \\q that stays
+
+```
+grep \\-\\- flags
+```
+"""
+    doc = read_document(write(tmp_path / "escaped.md", text))
+    assert doc.title == "Storage for db.m5 instances"
+    body, code = doc.sections[0].text.split("\n\n```\n", 1)
+    assert body == ("Up to 64 TiB on db.m5.large-db.m5.24xlarge; set `max\\_connections` or max_connections (see *notes*).\n"
+                    "# not a heading, a C:\\path and a \\q that stays")
+    assert code == "grep \\-\\- flags\n```"  # code is literal
+    assert [s.section_path for s in doc.sections] == [["Storage for db.m5 instances"]]
+
+
 def test_markdown_shortcodes_over_several_lines_and_unclosed_ones(tmp_path):
     text = """# Install
 
