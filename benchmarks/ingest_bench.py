@@ -171,12 +171,14 @@ def main(argv: list[str] | None = None) -> int:
 
         li_nodes, li_s = plain_llamaindex(root, files, embedder)
         n, total, kept = llamaindex_tokens(files, embedder, fit=False)
+        assert n == li_nodes, (n, li_nodes)  # the word pieces counted are those of the nodes it indexed
         phase("plain LlamaIndex", llamaindex_nodes=li_nodes, llamaindex_seconds=round(li_s, 2),
               ratio_to_llamaindex=round(ours_s / li_s, 3), llamaindex_tokens=total, llamaindex_tokens_embedded=kept)
 
         if args.fit_baseline:
             fit_nodes, fit_s = plain_llamaindex(root, files, embedder, fit=True)
             n, total, kept = llamaindex_tokens(files, embedder, fit=True)
+            assert n == fit_nodes, (n, fit_nodes)
             phase("LlamaIndex, splitter sized to the model", llamaindex_fit_nodes=fit_nodes,
                   llamaindex_fit_seconds=round(fit_s, 2), ratio_to_llamaindex_fit=round(ours_s / fit_s, 3),
                   llamaindex_fit_tokens=total, llamaindex_fit_tokens_embedded=kept)
