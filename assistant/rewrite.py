@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from assistant.glossary import expand
 from assistant.lexical import STOP_WORDS
-from assistant.llm import ChatModel, LLMError, parse_json_reply
+from assistant.llm import ChatModel, ask_json
 
 _FOLLOW_UP = re.compile(
     r"^\s*(and|also|what about|how about|so|then|but|ok|okay|thanks|and what|same for)\b"
@@ -124,13 +124,10 @@ def condense_rules(question: str, history: list[dict]) -> str:
 
 def condense_llm(question: str, history: list[dict], llm: ChatModel) -> str | None:
     convo = "\n".join(f"{t['role']}: {t['content']}" for t in history[-6:])
-    messages = [
-        {"role": "system", "content": "You rewrite a follow-up question into a standalone question that can be "
-                                      "understood without the conversation. Keep product names, versions, flags "
-                                      "and numbers. Reply with JSON: {\"standalone\": \"...\"}"},
-        {"role": "user", "content": f"Conversation:\n{convo}\n\nFollow-up: {question}"},
-    ]
-    reply = parse_json_reply(llm.chat(messages, json_mode=True, max_tokens=120))
+    reply = ask_json(llm, "You rewrite a follow-up question into a standalone question that can be understood "
+                          "without the conversation. Keep product names, versions, flags and numbers. "
+                          "Reply with JSON: {\"standalone\": \"...\"}",
+                     f"Conversation:\n{convo}\n\nFollow-up: {question}", max_tokens=120)
     text = (reply or {}).get("standalone")
     if not isinstance(text, str) or not 5 <= len(text) <= 400:
         return None
@@ -156,12 +153,9 @@ def expand_rules(question: str, intent: str | None) -> str:
 def expand_llm(question: str, intent: str, llm: ChatModel) -> str | None:
     instruction, examples = INTENT_INSTRUCTIONS[intent]
     shots = "\n".join(f"Query: {q}\nJSON: {{\"rewritten\": \"{r}\"}}" for q, r in examples)
-    messages = [
-        {"role": "system", "content": f"{instruction} Keep every technical term, flag, version and number. "
-                                      "Reply with JSON: {\"rewritten\": \"...\"}"},
-        {"role": "user", "content": f"{shots}\nQuery: {question}\nJSON:"},
-    ]
-    reply = parse_json_reply(llm.chat(messages, json_mode=True, max_tokens=100))
+    reply = ask_json(llm, f"{instruction} Keep every technical term, flag, version and number. "
+                          "Reply with JSON: {\"rewritten\": \"...\"}",
+                     f"{shots}\nQuery: {question}\nJSON:", max_tokens=100)
     text = (reply or {}).get("rewritten")
     if not isinstance(text, str) or not 5 <= len(text) <= 400:
         return None
@@ -183,10 +177,7 @@ def rewrite(question: str, *, history: list[dict] | None, intent: str | None, ve
         text = None
         if llm is not None:
             calls += 1
-            try:
-                text = condense_llm(question, history or [], llm)
-            except LLMError:
-                text = None
+            text = condense_llm(question, history or [], llm)
         standalone, condensed_by = (text, "llm") if text else (condense_rules(question, history or []), "rules")
         if condensed_by == "rules":
             versionless = condense_rules(versionless, history or [])
@@ -196,10 +187,7 @@ def rewrite(question: str, *, history: list[dict] | None, intent: str | None, ve
         text = None
         if llm is not None:
             calls += 1
-            try:
-                text = expand_llm(standalone, intent, llm)
-            except LLMError:
-                text = None
+            text = expand_llm(standalone, intent, llm)
         rewritten, expanded_by = (text, "llm") if text else (expand_rules(standalone, intent), "rules")
 
     queries = [SearchQuery("base", standalone, dense=not multi_query, lexical=not multi_query)]

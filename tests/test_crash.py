@@ -123,8 +123,9 @@ def _writes_so_far(data: Path) -> int | None:
     return _manifest_query(data, "SELECT COALESCE(SUM(generation), 0) FROM releases")
 
 
-def _dirty_files(data: Path) -> int | None:
-    return _manifest_query(data, "SELECT COUNT(*) FROM files WHERE status = 'dirty'")
+def _dirty_files(data: Path, with_chunks: bool = False) -> int | None:
+    sql = "SELECT COUNT(*) FROM files WHERE status = 'dirty'"
+    return _manifest_query(data, sql + " AND n_chunks > 0" if with_chunks else sql)
 
 
 def sync_and_kill(data: Path, rng: random.Random, max_delay_s: float = 3.0, on_dirty: bool = False) -> int | None:
@@ -142,8 +143,7 @@ def sync_and_kill(data: Path, rng: random.Random, max_delay_s: float = 3.0, on_d
             time.sleep(0.02)
         if on_dirty:
             # A file with chunks to write (a failing file is dirty for far less than a millisecond).
-            busy = "SELECT COUNT(*) FROM files WHERE status = 'dirty' AND n_chunks > 0"
-            while proc.poll() is None and not _manifest_query(data, busy) and time.monotonic() < deadline:
+            while proc.poll() is None and not _dirty_files(data, with_chunks=True) and time.monotonic() < deadline:
                 time.sleep(0.002)
         else:
             time.sleep(rng.uniform(0.0, max_delay_s))
