@@ -23,6 +23,10 @@ from assistant.documents import ParsedDocument
 ID_NAMESPACE = uuid.UUID("5b0f3a0e-6c1d-4f57-9a51-0c7d6a1f2e11")
 _PARA = re.compile(r"\n\s*\n")
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
+# Bump whenever the chunks made from the same document change (splitting rules, prefix, ids): see ingest.index_recipe.
+# 2: a title and section prefix longer than MAX_PREFIX_TOKENS is shortened (it overflowed the model by a few word
+# pieces: 20 of 364,239 in the 150-file AWS sample).
+CHUNKER_VERSION = 2
 MAX_PREFIX_TOKENS = 48
 CHARS_PER_TOKEN = 4  # only used to size padding, which is cut on whitespace anyway
 
@@ -117,6 +121,30 @@ def embed_prefix(title: str, section: str) -> str:
     return head + "\n\n" if head else ""
 
 
+def fit_prefix(prefix: str, count: Callable[[list[str]], list[int]]) -> tuple[str, int]:
+    """The prefix and its token count, shortened with "…" to at most MAX_PREFIX_TOKENS (a long heading must not push
+    its search chunks past the model's limit). Binary search on a character cut, backed off to a word boundary."""
+    n = count([prefix])[0] if prefix else 0
+    if n <= MAX_PREFIX_TOKENS:
+        return prefix, n
+    head = prefix.rstrip()
+
+    def cut_at(i: int) -> str:
+        text = head[:i]
+        space = max(text.rfind(" "), text.rfind("\n"))
+        return (text[:space] if space > 0 else text).rstrip() + " …\n\n"
+
+    lo, hi = 0, len(head)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count([cut_at(mid)])[0] <= MAX_PREFIX_TOKENS:
+            lo = mid
+        else:
+            hi = mid - 1
+    short = cut_at(lo)
+    return short, count([short])[0]
+
+
 def _tail(text: str, n_tokens: int) -> str:
     if n_tokens <= 0 or not text:
         return ""
@@ -154,13 +182,10 @@ class DualChunkParser(NodeParser):
         return out
 
     def _chunk_file(self, product: str, release: str, path: str, sections: list[BaseNode]) -> list[TextNode]:
-        cores: list[tuple[BaseNode, list[str]]] = []  # (section, search pieces) per context core
+        cores: list[tuple[BaseNode, str, list[str]]] = []  # (section, its prefix, search pieces) per context core
         for sec in sections:
             md = sec.metadata
-            prefix = embed_prefix(md["title"], md["section"])
-            prefix_n = self._count([prefix])[0] if prefix else 0
-            if prefix_n > MAX_PREFIX_TOKENS:
-                prefix_n = MAX_PREFIX_TOKENS
+            prefix, prefix_n = fit_prefix(embed_prefix(md["title"], md["section"]), self._count)
             budget = max(self.search_tokens - prefix_n, 32)
             pieces = _pack(_units(sec.get_content()), budget, self._count)
             # Group consecutive search pieces into context cores of at most context_tokens.
@@ -168,17 +193,17 @@ class DualChunkParser(NodeParser):
             group_n = 0
             for piece, n in zip(pieces, self._count(pieces)):
                 if group and group_n + n > self.context_tokens:
-                    cores.append((sec, group))
+                    cores.append((sec, prefix, group))
                     group, group_n = [], 0
                 group.append(piece)
                 group_n += n
             if group:
-                cores.append((sec, group))
+                cores.append((sec, prefix, group))
 
         nodes: list[TextNode] = []
-        core_texts = ["\n\n".join(g) for _, g in cores]
+        core_texts = ["\n\n".join(g) for _, _, g in cores]
         chunk_no = 0
-        for ctx_no, (sec, group) in enumerate(cores):
+        for ctx_no, (sec, prefix, group) in enumerate(cores):
             md = sec.metadata
             meta = {k: md[k] for k in ("product", "release", "path", "title", "section", "page")}
             ctx_id = context_chunk_id(product, release, path, ctx_no)
@@ -187,7 +212,6 @@ class DualChunkParser(NodeParser):
             ctx_text = "\n".join(t for t in (before and f"… {before}", core_texts[ctx_no], after and f"{after} …") if t)
             ctx = TextNode(id_=ctx_id, text=ctx_text, metadata={**meta, "kind": "context", "ctx_no": ctx_no, "core": core_texts[ctx_no]})
             nodes.append(ctx)
-            prefix = embed_prefix(md["title"], md["section"])
             for piece in group:
                 node = TextNode(
                     id_=search_chunk_id(product, release, path, chunk_no),

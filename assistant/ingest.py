@@ -21,14 +21,14 @@ from pathlib import Path
 import numpy as np
 from llama_index.core.schema import TextNode
 
-from assistant.chunking import DualChunkParser, embed_text, search_chunk_id, section_documents
-from assistant.components import Embedder
+from assistant.chunking import CHUNKER_VERSION, DualChunkParser, embed_text, search_chunk_id, section_documents
+from assistant.components import Embedder, resolve_embedding_model
 from assistant.embed_cache import EmbeddingCache
 from assistant.documents import ReadFailure, SkipFile
 from assistant.lexical import BM25Index
 from assistant.library import Library
 from assistant.manifest import ContextRow, Manifest
-from assistant.readers import SUPPORTED_SUFFIXES, read_document
+from assistant.readers import READER_VERSION, SUPPORTED_SUFFIXES, read_document
 from assistant.settings import Settings
 from assistant.store import ReleaseStore
 
@@ -80,6 +80,30 @@ class _Parsed:
     vectors: np.ndarray | None = None  # float32 rows of `search`: a quarter of their size as lists of floats
 
 
+def index_recipe(settings: Settings) -> str:
+    """How a file's chunks and vectors are made: reader and chunker versions, chunk sizes, and the embedding model
+    (by content, not by location). Each file row records the recipe it was indexed with; a sync re-indexes the files
+    whose recipe differs, so an upgrade or a settings change never leaves an index half in the old way. Cheap (no
+    model load), so a no-op sync stays instant. Precision is left out: bfloat16 and float32 vectors agree to a cosine
+    of 0.99998, which moves no result."""
+    model, _ = resolve_embedding_model(settings)
+    return (f"reader{READER_VERSION}.chunker{CHUNKER_VERSION}.search{settings.search_chunk_tokens}"
+            f"+{settings.search_chunk_overlap}.context{settings.context_chunk_tokens}+{settings.context_padding_tokens}"
+            f".model-{model_fingerprint(model)}")
+
+
+def model_fingerprint(path: Path) -> str:
+    """A model's identity from its config and the sizes of its weight files: the same model found elsewhere (models/,
+    the Hugging Face cache, the bundled copy) keeps its fingerprint, a different one does not."""
+    h = hashlib.sha256()
+    for name in ("config.json", "modules.json", "sentence_bert_config.json"):
+        if (path / name).is_file():
+            h.update(name.encode() + b"\0" + (path / name).read_bytes())
+    for weights in sorted(p for p in path.rglob("*") if p.suffix in (".safetensors", ".bin", ".pt", ".onnx")):
+        h.update(f"{weights.relative_to(path).as_posix()}:{weights.stat().st_size}".encode())
+    return h.hexdigest()[:12]
+
+
 def file_digest(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:
@@ -105,6 +129,10 @@ class Indexer:
     @cached_property
     def embedder(self) -> Embedder:
         return self._embedder_factory()
+
+    @cached_property
+    def recipe(self) -> str:
+        return index_recipe(self.settings)
 
     @cached_property
     def parser(self) -> DualChunkParser:
@@ -179,10 +207,14 @@ class Indexer:
         report.files_removed = len(removed)
 
         todo: list[tuple[str, Path, str, int, int]] = []  # rel, path, digest, size, mtime
+        stale = 0  # files indexed the old way (another reader, chunker, chunk sizes or model): redone like changed ones
         for rel, path in on_disk.items():
             try:  # a broken link, a file without read permission, or one deleted since the walk
                 st = path.stat()
                 row = rows.get(rel)
+                if row and row.recipe != self.recipe:
+                    stale += row.status in ("indexed", "failed")
+                    row = None
                 if row and row.status in ("indexed", "failed") and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
                     self._count_unchanged(report, row, rel)
                     continue
@@ -196,6 +228,9 @@ class Indexer:
                 continue
             todo.append((rel, path, digest, st.st_size, st.st_mtime_ns))
 
+        if stale:
+            log.warning("%s/%s: %d files were indexed with another recipe (reader, chunk sizes or embedding model "
+                        "changed since); re-indexing them", product, release, stale)
         if todo:
             self._index_files(product, release, store, todo, rows, report, t0, progress, cancel)
         if todo or removed or not self._bm25_current(product, release):
@@ -342,7 +377,8 @@ class Indexer:
                     _, rel, digest, size, mtime_ns, old_n, message = job
                     self.manifest.mark_dirty(product, release, [(rel, digest, size, mtime_ns, old_n)])
                     store.delete_ids([search_chunk_id(product, release, rel, i) for i in range(old_n)])
-                    self.manifest.commit_failed(product, release, rel, digest, size, mtime_ns, message)
+                    self.manifest.commit_failed(product, release, rel, digest, size, mtime_ns, message,
+                                                recipe=self.recipe)
                     continue
                 self._write_batch(product, release, store, job)
             except BaseException as exc:  # surfaced to the producer, which stops the run
@@ -364,7 +400,8 @@ class Indexer:
                 for c in p.contexts
             ]
             chunks = [(n.node_id, n.metadata["chunk_no"], n.metadata["context_id"], embed_text(n)) for n in p.search]
-            self.manifest.commit_indexed(product, release, p.path, p.digest, p.size, p.mtime_ns, chunks, contexts)
+            self.manifest.commit_indexed(product, release, p.path, p.digest, p.size, p.mtime_ns, chunks, contexts,
+                                         recipe=self.recipe)
 
 
 class _LazyStore:

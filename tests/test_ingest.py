@@ -273,3 +273,77 @@ def test_progress_per_file_and_cancel_between_files(tmp_path):
     assert [p.elapsed_s for p in seen] == sorted(p.elapsed_s for p in seen)
     assert indexed_files(indexer, "demo", "1.0") == set(SMALL_PAGES)
     assert indexer.verify("demo", "1.0") == []
+
+
+# -- index recipe --------------------------------------------------------------------------------------------------
+def test_a_changed_recipe_reindexes_every_file_once(tmp_path, caplog, monkeypatch):
+    """Chunk sizes, a reader upgrade or another model change every file's chunks though no file changed on disk:
+    the next sync redoes each file once (failed ones retried too), then is a no-op again."""
+    settings = make_settings(tmp_path)
+    indexer = build_indexer(settings)
+    folder = indexer.library.release_dir("demo", "1.0")
+    copy_pages(folder, SMALL_PAGES[:2] + ["learning/glossary.md"])
+    (folder / "bad_utf8.txt").write_bytes("Caf\u00e9 menu\n".encode("latin-1") + b"More text.\n")
+    [first] = indexer.sync()
+    assert (first.files_indexed, len(first.files_failed)) == (3, 1)
+
+    smaller = build_indexer(Settings(data_dir=settings.data_dir, models_dir=settings.models_dir, search_chunk_tokens=60))
+    assert smaller.recipe != indexer.recipe and "search60" in smaller.recipe
+    with caplog.at_level("WARNING", logger="assistant.ingest"):
+        [redo] = smaller.sync()
+    assert "4 files were indexed with another recipe" in caplog.text
+    assert (redo.files_indexed, redo.files_unchanged, len(redo.files_failed)) == (3, 0, 1)
+    assert redo.chunks > first.chunks  # the glossary alone makes many more 60-token chunks
+    assert {r.recipe for r in smaller.manifest.files("demo", "1.0").values()} == {smaller.recipe}
+    assert smaller.verify("demo", "1.0") == []
+    store = ReleaseStore(smaller.client, "demo", "1.0", smaller.embedder.dim)
+    assert store.count() == redo.chunks
+    [again] = smaller.sync()
+    assert (again.files_indexed, again.files_unchanged) == (0, 4)
+
+    # A row written before recipes were recorded reads as None: that file is redone, the others are not.
+    smaller.manifest.db.execute("UPDATE files SET recipe=NULL WHERE path='learning/glossary.md'")
+    [one] = smaller.sync()
+    assert (one.files_indexed, one.files_unchanged) == (1, 3)
+
+    # A reader upgrade (READER_VERSION bumped) redoes everything, with no setting changed.
+    monkeypatch.setattr("assistant.ingest.READER_VERSION", 999)
+    upgraded = build_indexer(Settings(data_dir=settings.data_dir, models_dir=settings.models_dir, search_chunk_tokens=60))
+    assert "reader999" in upgraded.recipe
+    [redo] = upgraded.sync()
+    assert (redo.files_indexed, redo.files_unchanged, redo.chunks) == (3, 0, again.chunks)
+    assert upgraded.verify("demo", "1.0") == []
+
+
+def test_model_fingerprint_follows_content_not_location(tmp_path):
+    from assistant.ingest import model_fingerprint
+
+    def model(folder: Path, weights: bytes) -> Path:
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text('{"hidden_size": 384}')
+        (folder / "model.safetensors").write_bytes(weights)
+        return folder
+
+    a = model(tmp_path / "models" / "all-MiniLM-L6-v2", b"x" * 100)
+    b = model(tmp_path / "hf" / "snapshots" / "abc123", b"y" * 100)  # same config, same sizes: the same model
+    c = model(tmp_path / "other", b"x" * 101)
+    assert model_fingerprint(a) == model_fingerprint(b) != model_fingerprint(c)
+    (b / "config.json").write_text('{"hidden_size": 768}')
+    assert model_fingerprint(a) != model_fingerprint(b)
+
+
+def test_a_manifest_from_before_recipes_gains_the_column(tmp_path):
+    import sqlite3
+
+    from assistant.manifest import Manifest
+
+    path = tmp_path / "manifest.sqlite"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE files (product TEXT NOT NULL, release TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL,"
+                " size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, status TEXT NOT NULL, n_chunks INTEGER NOT NULL"
+                " DEFAULT 0, error TEXT, indexed_at REAL, PRIMARY KEY (product, release, path))")
+    old.execute("INSERT INTO files VALUES ('p', 'r', 'a.md', 'h', 1, 2, 'indexed', 3, NULL, 4.0)")
+    old.commit()
+    old.close()
+    rows = Manifest(path).files("p", "r")
+    assert rows["a.md"].n_chunks == 3 and rows["a.md"].recipe is None

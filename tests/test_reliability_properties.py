@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant import citations as cite
-from assistant.chunking import MAX_PREFIX_TOKENS, DualChunkParser, embed_prefix, section_documents
+from assistant.chunking import MAX_PREFIX_TOKENS, DualChunkParser, embed_prefix, embed_text, section_documents
 from assistant.documents import ParsedDocument, Section
 from assistant.lexical import BM25Index
 from assistant.versions import normalise_release
@@ -50,7 +50,7 @@ def section_text(draw) -> str:
 @st.composite
 def parsed_document(draw) -> ParsedDocument:
     n = draw(st.integers(min_value=1, max_value=4))
-    crumbs = st.lists(st.text(alphabet="Setup Config raft ", min_size=1, max_size=30), max_size=3)
+    crumbs = st.lists(st.text(alphabet="Setup Config raft ", min_size=1, max_size=30), max_size=6)  # sometimes past MAX_PREFIX_TOKENS words
     sections = [Section(text=draw(section_text()), section_path=draw(crumbs), page=i + 1) for i in range(n)]
     return ParsedDocument(title=draw(st.text(alphabet="Guide etcd ", max_size=40)), sections=sections, kind="pdf")
 
@@ -76,9 +76,12 @@ def test_search_chunks_cover_each_section_exactly_once_and_map_to_their_context(
         ctx = contexts[n.metadata["context_id"]]
         assert squash(n.get_content()) in squash(ctx.metadata["core"])
         assert ctx.metadata["core"] in ctx.get_content()
-        # ... and fits the search budget left after its title and section prefix.
-        prefix = min(words([embed_prefix(n.metadata["title"], n.metadata["section"])])[0], MAX_PREFIX_TOKENS)
+        # ... and fits the search budget left after its title and section prefix, itself shortened when too long.
+        prefix = words([n.metadata["prefix"]])[0]
+        full = words([embed_prefix(n.metadata["title"], n.metadata["section"])])[0]
+        assert prefix == full if full <= MAX_PREFIX_TOKENS else prefix <= MAX_PREFIX_TOKENS
         assert words([n.get_content()])[0] <= max(search - prefix, 32)
+        assert words([embed_text(n)])[0] <= max(search, prefix + 32)
     for ctx_id, ctx in contexts.items():
         # ... and a context's core is exactly its search chunks: none shared between contexts.
         mine = [n for n in searches if n.metadata["context_id"] == ctx_id]
