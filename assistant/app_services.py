@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from assistant.components import build_indexer, build_pipeline
+from assistant.ingest import index_recipe
 from assistant.library import Library, LibraryError, ProductMeta, safe_name
 from assistant.llm import ChatModel, LLMError, OllamaChat, build_chat_model
 from assistant.presets import PRESETS, get_preset, with_overrides
@@ -251,10 +252,13 @@ class Services:
             return
         with self._lock:
             changed = {k for k in new if new[k] != old[k]}
+            recipe_changed = index_recipe(self.settings) != index_recipe(settings)
             self.settings = settings
             self._llm = None
             if changed - _LLM_FIELDS:
                 self._pipeline = self._indexer = None
+        if recipe_changed:  # e.g. another embedding model: re-index what was made the old way, in the background
+            self.start_sync()
 
     # -- components -----------------------------------------------------------------------------------------
     @property
@@ -360,13 +364,15 @@ class Services:
 
     def library_overview(self) -> pd.DataFrame:
         lib, manifest = self.library, self.indexer.manifest
-        stats = {(r["product"], r["release"]): r for r in manifest.stats()}
+        stats = {(r["product"], r["release"]): r for r in manifest.stats(self.indexer.recipe)}
         rows = []
         for product in lib.products():
             name = lib.meta(product).display_name
             for release in lib.releases(product):
                 s = stats.pop((product, release), {})
-                rows.append(_overview_row(product, name, release, len(lib.files(product, release)), s, "on disk"))
+                state = (f"{s['stale']} files indexed the old way (model, chunk sizes or reader changed): rescan"
+                         if s.get("stale") else "on disk")
+                rows.append(_overview_row(product, name, release, len(lib.files(product, release)), s, state))
         for (product, release), s in stats.items():
             rows.append(_overview_row(product, product, release, 0, s, "folder gone: rescan removes it"))
         return pd.DataFrame(rows, columns=["product", "name", "release", "files", "indexed", "failed", "chunks",

@@ -24,9 +24,9 @@ ID_NAMESPACE = uuid.UUID("5b0f3a0e-6c1d-4f57-9a51-0c7d6a1f2e11")
 _PARA = re.compile(r"\n\s*\n")
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 # Bump whenever the chunks made from the same document change (splitting rules, prefix, ids): see ingest.index_recipe.
-# 2: a title and section prefix longer than MAX_PREFIX_TOKENS is shortened (it overflowed the model by a few word
-# pieces: 20 of 364,239 in the 150-file AWS sample).
-CHUNKER_VERSION = 2
+# 2: a title and section prefix longer than MAX_PREFIX_TOKENS is shortened; 3: runs without spaces are cut to the
+# budget in tokens, not in characters. Both overflowed the model by a few word pieces (95 of 6.6 M on the AWS guides).
+CHUNKER_VERSION = 3
 MAX_PREFIX_TOKENS = 48
 CHARS_PER_TOKEN = 4  # only used to size padding, which is cut on whitespace anyway
 
@@ -78,9 +78,16 @@ def _split_long(unit: str, budget: int, count: Callable[[list[str]], list[int]])
         if len(pieces) > 1:
             break
     else:
-        # One enormous token-free run (a hash, minified data): cut by characters.
-        step = max(budget * 2, 16)
-        return [unit[i : i + step] for i in range(0, len(unit), step)]
+        # One enormous run without spaces (a hash, minified data, a Markdown table rule): cut by characters, at most
+        # 2 per token to start with, fewer where the run is denser than that (punctuation is a token per character).
+        out, i = [], 0
+        while i < len(unit):
+            step = max(budget * 2, 16)
+            while step > 1 and count([unit[i : i + step]])[0] > budget:
+                step //= 2
+            out.append(unit[i : i + step])
+            i += step
+        return out
     sep = "\n" if "\n" in unit else " "
     out: list[str] = []
     for piece, n in zip(pieces, count(pieces)):

@@ -88,8 +88,7 @@ def index_recipe(settings: Settings) -> str:
     of 0.99998, which moves no result."""
     model, _ = resolve_embedding_model(settings)
     return (f"reader{READER_VERSION}.chunker{CHUNKER_VERSION}.search{settings.search_chunk_tokens}"
-            f"+{settings.search_chunk_overlap}.context{settings.context_chunk_tokens}+{settings.context_padding_tokens}"
-            f".model-{model_fingerprint(model)}")
+            f".context{settings.context_chunk_tokens}+{settings.context_padding_tokens}.model-{model_fingerprint(model)}")
 
 
 def model_fingerprint(path: Path) -> str:
@@ -297,6 +296,16 @@ class Indexer:
         # Open the store before loading the model or marking anything dirty: a store held by another process
         # (StoreLocked) must fail at once and leave the manifest as it found it.
         self.client
+        size = store.vector_size()
+        if size is not None and size != self.embedder.dim:
+            # Another embedding model, with vectors of another size: no old point can stay in this collection. Every
+            # file still listed turns dirty first (the crash rule), then the collection starts afresh.
+            log.warning("%s/%s: the embedding model now makes %d-dimensional vectors, the index holds %d: rebuilding "
+                        "the collection", product, release, self.embedder.dim, size)
+            current = self.manifest.files(product, release)
+            self.manifest.mark_dirty(product, release, [(rel, r.hash, r.size, r.mtime_ns, r.n_chunks)
+                                                        for rel, r in current.items()])
+            store.drop()
         total_bytes = sum(t[3] for t in todo) or 1
         done_bytes = 0
         chunks_done = 0

@@ -199,12 +199,15 @@ class Manifest:
         row = self.db.execute("SELECT generation FROM releases WHERE product=? AND release=?", (product, release)).fetchone()
         return row[0] if row else 0
 
-    def stats(self) -> list[dict]:
+    def stats(self, recipe: str | None = None) -> list[dict]:
+        """Per release; `stale`: indexed or failed files whose recipe is not `recipe` (a sync will redo them)."""
         rows = self.db.execute(
             "SELECT product, release, COUNT(*), SUM(status='indexed'), SUM(status='failed'), SUM(status='dirty'), "
-            "SUM(n_chunks * (status='indexed')), MAX(indexed_at) FROM files GROUP BY product, release"
+            "SUM(n_chunks * (status='indexed')), MAX(indexed_at), "
+            "SUM(status IN ('indexed', 'failed') AND ? IS NOT NULL AND recipe IS NOT ?) "
+            "FROM files GROUP BY product, release", (recipe, recipe),
         )
-        keys = ("product", "release", "files", "indexed", "failed", "dirty", "chunks", "last_indexed")
+        keys = ("product", "release", "files", "indexed", "failed", "dirty", "chunks", "last_indexed", "stale")
         return [dict(zip(keys, r)) for r in rows]
 
     def failures(self, product: str, release: str) -> list[tuple[str, str]]:

@@ -40,7 +40,6 @@ class Settings(BaseSettings):
 
     # Dual chunking (QAMR): small search chunks are embedded; each maps to a larger context chunk.
     search_chunk_tokens: int = 200  # word pieces; must stay under the embedder's 256 limit with the prefix
-    search_chunk_overlap: int = 0
     context_chunk_tokens: int = 700
     context_padding_tokens: int = 80
 

@@ -9,6 +9,7 @@ deletes use deterministic point ids (never a payload filter), so they stay fast 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from llama_index.core.vector_stores.types import VectorStoreQuery
 from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import models
 
+log = logging.getLogger(__name__)
 
 def collection_name(product: str, release: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", f"{product}__{release}".lower()).strip("_")[:40]
@@ -84,8 +86,20 @@ class ReleaseStore:
     def count(self) -> int:
         return self.client.count(self.name, exact=True).count if self.exists() else 0
 
-    def search(self, vector: np.ndarray, k: int) -> list[DenseHit]:
+    def vector_size(self) -> int | None:
+        """The size of the vectors stored (None: no collection yet). Cheap: local mode reads it from memory."""
         if not self.exists():
+            return None
+        vectors = self.client.get_collection(self.name).config.params.vectors
+        return (vectors["text-dense"] if isinstance(vectors, dict) else vectors).size
+
+    def search(self, vector: np.ndarray, k: int) -> list[DenseHit]:
+        size = self.vector_size()
+        if size is None:
+            return []
+        if size != len(vector):  # embedding model changed and the release not yet re-indexed: words only for now
+            log.warning("%s/%s holds %d-dimensional vectors and the query has %d (another embedding model): "
+                        "dense search skipped until a sync re-indexes it", self.product, self.release, size, len(vector))
             return []
         result = self.vstore.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=k))
         hits = []

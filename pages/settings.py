@@ -32,7 +32,8 @@ with st.form("settings"):
                               disabled="ollama_timeout_s" in fixed)
     st.markdown("**Models on this machine** (a name, a folder, or a name under models/ or the Hugging Face cache)")
     embedding = st.text_input("Embedding model", s.embedding_model, disabled="embedding_model" in fixed,
-                              help="Changing it means re-indexing everything (delete data/index, then rescan).")
+                              help="Saving another model re-indexes every release in the background (the sidebar "
+                                   "shows it); answers may be poorer until it is done.")
     reranker = st.text_input("Reranker (cross-encoder)", s.reranker_model, disabled="reranker_model" in fixed)
     for line in svc.model_status(s):
         st.caption(svc.md_escape(line))

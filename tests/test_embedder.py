@@ -66,14 +66,16 @@ def test_bfloat16_vectors_agree_with_float32():
 
 
 def test_search_chunks_fit_the_model_even_under_a_very_long_heading():
-    """A heading of ~150 word pieces (the AWS guides have some) is shortened to MAX_PREFIX_TOKENS with "…"; every
-    search chunk, prefix included, stays within the 200-word-piece budget and so within the model's 256."""
+    """A heading of ~150 word pieces (the AWS guides have some) is shortened to MAX_PREFIX_TOKENS with "…", and runs
+    without spaces are cut by tokens: every search chunk, prefix included, stays within the 200-word-piece budget and
+    so within the model's 256, and no text is lost."""
     from assistant.chunking import MAX_PREFIX_TOKENS, DualChunkParser, embed_text, section_documents
     from assistant.documents import ParsedDocument, Section
 
     embedder = get_embedder(Settings(models_dir=PROJECT_ROOT / "models"))
     heading = " ".join(f"aws_resource_{i}.property_name_{i}" for i in range(12))  # identifiers: many word pieces
     body = " ".join(f"The parameter param_{i} controls replication of shard {i}." for i in range(300))
+    body += "\n\n" + "|---" * 500 + "\n\n" + "=+" * 400  # runs without spaces, a token per character or two
     doc = ParsedDocument(title="RDS guide", sections=[Section(text=body, section_path=["Limits", heading])], kind="markdown")
     parser = DualChunkParser(embedder.count_tokens, search_tokens=200, context_tokens=700, padding_tokens=80)
     searches = [n for n in parser.get_nodes_from_documents(section_documents(doc, product="p", release="r", path="a.md"))
@@ -86,3 +88,4 @@ def test_search_chunks_fit_the_model_even_under_a_very_long_heading():
     assert prefix.startswith("RDS guide\n") and prefix.endswith(" …\n\n")
     assert embedder.count_tokens([prefix])[0] <= MAX_PREFIX_TOKENS
     assert max(embedder.count_tokens([embed_text(n) for n in searches])) <= 200
+    assert "".join("".join(n.get_content().split()) for n in searches) == "".join(body.split())

