@@ -45,7 +45,7 @@ def build_judge(name: str | None, settings: Settings, answering_llm):
     if name == "embedded":
         from assistant.llm_embedded import EmbeddedChat
 
-        return EmbeddedChat(settings.models_dir)
+        return EmbeddedChat(settings.models_dir, settings.embedded_llm_precision)
     from assistant.llm import OllamaChat
     from assistant.secrets import get_secret
 

@@ -342,7 +342,7 @@ def build_chat_model(settings: Settings, token: str | None = None) -> LLMChoice:
 def _embedded(settings: Settings) -> ChatModel:
     from assistant.llm_embedded import EmbeddedChat
 
-    return EmbeddedChat(settings.models_dir)
+    return EmbeddedChat(settings.models_dir, settings.embedded_llm_precision)
 
 
 # ---------------------------------------------------------------------------------------------- JSON

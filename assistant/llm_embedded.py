@@ -87,10 +87,16 @@ class _StopFilter:
 class EmbeddedChat(ChatModel):
     backend = "embedded"
 
-    def __init__(self, models_dir: Path | str) -> None:
+    def __init__(self, models_dir: Path | str, precision: str = "auto") -> None:
         super().__init__()
+        from assistant.components import resolve_precision
+
         self.model = "gemma3-270m"
         self.models_dir = Path(models_dir)
+        # Gemma 3 was trained in bfloat16. Here a 1,229-token etcd prompt and a 48-token answer take 1.8x less time
+        # than in float32 (benchmarks/precision_bench.py --llm); the greedy text may diverge on long prompts, and
+        # neither is better than this 270M base model usually is. The cache on disk stays float32.
+        self.precision = resolve_precision(precision)
         self.load_seconds: float | None = None
         self.loaded_from: str | None = None  # "cache" or "gguf"
         self._load_lock = threading.Lock()
@@ -121,6 +127,10 @@ class EmbeddedChat(ChatModel):
                 model, tokenizer = self._convert_gguf()
                 self.loaded_from = "gguf"
             model.eval()
+            if self.precision == "bfloat16":
+                import torch
+
+                model = model.to(torch.bfloat16)
             self._hf_model, self._tokenizer = model, tokenizer
             self.load_seconds = time.perf_counter() - start
             log.info("Embedded model loaded from %s in %.1f s", self.loaded_from, self.load_seconds)

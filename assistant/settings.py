@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     ollama_timeout_s: float = 120.0
     ollama_token_name: str | None = None  # keyring entry holding a bearer token for a remote host
     llm_backend: str = "auto"  # auto | ollama | embedded | none
+    embedded_llm_precision: Literal["auto", "float32", "bfloat16"] = "auto"  # the offline Gemma; auto as for embeddings
 
     # Retrieval defaults
     preset: str = "default"

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     from assistant.llm_embedded import EmbeddedChat
 
     settings = Settings()
-    llm: ChatModel = EmbeddedChat(settings.models_dir)
+    llm: ChatModel = EmbeddedChat(settings.models_dir, settings.embedded_llm_precision)
     t0 = time.perf_counter()
     llm.load()
     load_s = time.perf_counter() - t0

@@ -1,6 +1,7 @@
 """Embedding in bfloat16 against float32 on AWS passages: speed ratio and how far the vectors move, same run.
 
     python benchmarks/precision_bench.py --passages 1500
+    python benchmarks/precision_bench.py --llm      # also the embedded Gemma 3 270M on an etcd prompt
 
 Passages are ~110-word slices of the AWS guides (about the size of a search chunk). Prints seconds for each
 precision, the speed ratio, the cosine between the two vectors of each passage (mean and minimum), and the share of
@@ -42,10 +43,33 @@ def neighbours(vectors: np.ndarray, k: int = 10) -> np.ndarray:
     return np.argsort(-sims, axis=1)[:, :k]
 
 
+def llm_figures(prompt_chars: int = 5000, new_tokens: int = 48) -> dict:
+    """The embedded Gemma answering one etcd prompt in each precision: seconds and whether the greedy text agrees."""
+    from assistant.llm_embedded import EmbeddedChat
+
+    doc = (PROJECT_ROOT.parent / "shared" / "corpora" / "etcd" / "v3.5" / "op-guide" / "maintenance.md").read_text()
+    messages = [{"role": "system", "content": "Answer from this documentation:\n" + doc[:prompt_chars]},
+                {"role": "user", "content": "How do I defragment etcd, and when should I?"}]
+    out: dict = {}
+    for precision in ("float32", "bfloat16"):
+        chat = EmbeddedChat(PROJECT_ROOT / "models", precision=precision)
+        chat.load()
+        chat.chat(messages[:1] + [{"role": "user", "content": "warm up"}], max_tokens=2)
+        before = chat.usage.prompt_tokens
+        t0 = time.perf_counter()
+        out[f"llm_{precision}_text"] = chat.chat(messages, max_tokens=new_tokens)
+        out[f"llm_{precision}_seconds"] = round(time.perf_counter() - t0, 2)
+        out["llm_prompt_tokens"] = chat.usage.prompt_tokens - before
+    out["llm_speedup"] = round(out["llm_float32_seconds"] / out["llm_bfloat16_seconds"], 3)
+    out["llm_same_text"] = out["llm_float32_text"] == out["llm_bfloat16_text"]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--passages", type=int, default=1500)
+    parser.add_argument("--llm", action="store_true", help="also time the embedded Gemma 3 270M in both precisions")
     args = parser.parse_args(argv)
 
     texts = passages(args.corpus, args.passages)
@@ -71,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"float32 {figures['float32_seconds']} s, bfloat16 {figures['bfloat16_seconds']} s: {figures['speedup']}x")
     print(f"cosine to float32: mean {figures['cosine_mean']}, min {figures['cosine_min']}; "
           f"top-10 neighbours kept: {figures['top10_overlap']:.1%}")
+    if args.llm:
+        figures.update(llm_figures())
+        print(f"embedded LLM, {figures['llm_prompt_tokens']}-token prompt + 48 tokens: float32 "
+              f"{figures['llm_float32_seconds']} s, bfloat16 {figures['llm_bfloat16_seconds']} s: "
+              f"{figures['llm_speedup']}x; same text: {figures['llm_same_text']}")
     print(json.dumps(figures))
     return 0
 

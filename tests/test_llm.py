@@ -304,6 +304,19 @@ def test_embedded_model_generates_and_streams_the_same_text(embedded):
     assert embedded.usage.calls == 2
 
 
+def test_embedded_model_in_float32_answers_as_in_bfloat16(embedded):
+    """Both precisions load from the same float32 cache and find the fact. Greedy text can diverge on long prompts
+    (benchmarks/precision_bench.py --llm prints both), so only the fact is asserted."""
+    import torch
+
+    fp32 = EmbeddedChat(Settings().models_dir, precision="float32")
+    a = fp32.chat(ETCD_PROMPT, max_tokens=12)
+    bf16 = EmbeddedChat(Settings().models_dir, precision="bfloat16")
+    b = bf16.chat(ETCD_PROMPT, max_tokens=12)
+    assert (fp32._hf_model.dtype, bf16._hf_model.dtype) == (torch.float32, torch.bfloat16)
+    assert "2379" in a and "2379" in b
+
+
 def test_fake_ollama_answers_with_the_embedded_model(ollama_server, embedded):
     def responder(request):
         options = request.get("options", {})
