@@ -151,10 +151,10 @@ class Library:
         """Copy a folder or a file into product/release (the source itself is left untouched)."""
         product, release = safe_name(product), safe_name(release)
         dest = self.release_dir(product, release)
-        dest.mkdir(parents=True, exist_ok=True)
         src = src.expanduser()
-        if not src.exists():
+        if not src.exists():  # checked before anything is created: a typo must not leave an empty release behind
             raise LibraryError(f"{src} does not exist")
+        dest.mkdir(parents=True, exist_ok=True)
         if src.resolve().is_relative_to(dest.resolve()):
             return dest
         if src.is_dir():

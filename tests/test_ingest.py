@@ -146,6 +146,11 @@ def test_cli_ingest_and_sync_json(tmp_path):
     assert [r["files_unchanged"] for r in reports] == [3, 1]
     assert reports[0]["files_failed"] == [{"path": "_index.md", "error": "no extractable text"}]
 
+    # A mistyped source is an error (exit 2) and leaves no empty release behind.
+    done = run_cli(data, "ingest", str(tmp_path / "no-such-folder"), "--product", "demo", "--release", "3.0", "--json")
+    assert done.returncode == 2 and "does not exist" in done.stderr
+    assert not (data / "library" / "demo" / "3.0").exists()
+
     indexer = build_indexer(make_settings(tmp_path))  # the subprocesses are done: this process may open the store
     assert indexer.verify("demo", "1.0") == [] and indexer.verify("demo", "2.0") == []
 
