@@ -370,8 +370,8 @@ class Services:
             name = lib.meta(product).display_name
             for release in lib.releases(product):
                 s = stats.pop((product, release), {})
-                state = (f"{s['stale']} files indexed the old way (model, chunk sizes or reader changed): rescan"
-                         if s.get("stale") else "on disk")
+                # Stale: indexed before the embedding model, chunk sizes or a reader changed (see ingest.index_recipe).
+                state = f"rescan: {s['stale']} files indexed with old settings" if s.get("stale") else "on disk"
                 rows.append(_overview_row(product, name, release, len(lib.files(product, release)), s, state))
         for (product, release), s in stats.items():
             rows.append(_overview_row(product, product, release, 0, s, "folder gone: rescan removes it"))
