@@ -24,8 +24,9 @@ ID_NAMESPACE = uuid.UUID("5b0f3a0e-6c1d-4f57-9a51-0c7d6a1f2e11")
 _PARA = re.compile(r"\n\s*\n")
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 # Bump whenever the chunks made from the same document change (splitting rules, prefix, ids): see ingest.index_recipe.
-# 2: a title and section prefix longer than MAX_PREFIX_TOKENS is shortened; 3: runs without spaces are cut to the
-# budget in tokens, not in characters. Both overflowed the model by a few word pieces (95 of 6.6 M on the AWS guides).
+# 2: a title and section prefix longer than MAX_PREFIX_TOKENS is shortened (it was counted as 48 but kept whole);
+# 3: runs without spaces are cut to the budget in tokens, not at 2 characters a token (8 base64 and URL-encoded blobs
+# in the AWS guides overflowed the model by 95 word pieces in all).
 CHUNKER_VERSION = 3
 MAX_PREFIX_TOKENS = 48
 CHARS_PER_TOKEN = 4  # only used to size padding, which is cut on whitespace anyway
