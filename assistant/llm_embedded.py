@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from assistant.components import resolve_precision
 from assistant.llm import ChatModel, LLMError, Messages
 
 log = logging.getLogger(__name__)
@@ -89,8 +90,6 @@ class EmbeddedChat(ChatModel):
 
     def __init__(self, models_dir: Path | str, precision: str = "auto") -> None:
         super().__init__()
-        from assistant.components import resolve_precision
-
         self.model = "gemma3-270m"
         self.models_dir = Path(models_dir)
         # Gemma 3 was trained in bfloat16. Here a 1,229-token etcd prompt and a 48-token answer take 1.8x less time

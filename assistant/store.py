@@ -21,6 +21,7 @@ from qdrant_client import models
 
 log = logging.getLogger(__name__)
 
+
 def collection_name(product: str, release: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", f"{product}__{release}".lower()).strip("_")[:40]
     digest = hashlib.sha1(f"{product}\0{release}".encode()).hexdigest()[:8]
