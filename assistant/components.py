@@ -174,6 +174,30 @@ def get_embedder(settings: Settings) -> Embedder:
         return _embedders[key]
 
 
+class SerializedClient:
+    """A local-mode Qdrant client whose calls run one at a time.
+
+    Qdrant's local mode keeps each collection in NumPy arrays that an upsert resizes in place, and it has no lock: a
+    question asked while a sync writes the same release failed, measured, with "operands could not be broadcast
+    together" within a second (tests/test_reliability_faults.py). A server does its own locking, so only local
+    clients are wrapped. A search then waits for at most one upload batch (256 points, under a second here)."""
+
+    def __init__(self, client) -> None:
+        self._client = client
+        self._calls = threading.RLock()
+
+    def __getattr__(self, name: str):
+        value = getattr(self._client, name)
+        if not callable(value):
+            return value
+
+        def call(*args, **kwargs):
+            with self._calls:
+                return value(*args, **kwargs)
+
+        return call
+
+
 def get_qdrant_client(settings: Settings):
     """One client per process and location: Streamlit reruns must never reopen the local folder."""
     from qdrant_client import QdrantClient
@@ -195,7 +219,7 @@ def get_qdrant_client(settings: Settings):
         else:
             Path(key).mkdir(parents=True, exist_ok=True)
             try:
-                client = QdrantClient(path=key)
+                client = SerializedClient(QdrantClient(path=key))
             except RuntimeError as exc:
                 if "already accessed" in str(exc):
                     raise StoreLocked(

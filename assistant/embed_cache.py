@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -22,11 +23,16 @@ class EmbeddingCache:
         self.db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL)")
         self.model_key = model_key
         self.dim = dim
+        self._lock = threading.Lock()  # one connection: two threads must not interleave a lookup and a write
 
     def _key(self, text: str) -> bytes:
         return hashlib.sha1(f"{self.model_key}\0{text}".encode("utf-8", "surrogatepass")).digest()
 
     def embed(self, texts: list[str], embed_fn) -> np.ndarray:
+        with self._lock:
+            return self._embed(texts, embed_fn)
+
+    def _embed(self, texts: list[str], embed_fn) -> np.ndarray:
         keys = [self._key(t) for t in texts]
         found: dict[bytes, np.ndarray] = {}
         for i in range(0, len(keys), 500):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,20 +107,31 @@ class BM25Index:
         return [LexicalHit(self.ids[i], float(scores[i])) for i in top]
 
     def save(self, folder: Path) -> None:
+        """One file, written then renamed: a kill mid-save leaves the previous index, and a question asked during a
+        sync never reads new weights with old ids (the two used to be separate files, renamed one after the other)."""
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / "weights.tmp.npz"
-        sparse.save_npz(tmp, self.weights)
-        (folder / "meta.tmp.json").write_text(json.dumps({"ids": self.ids, "vocab": self.vocab, "stamp": self.stamp}))
-        # Write-then-rename: a kill mid-save leaves the previous index intact; the stamp is checked on load.
-        tmp.replace(folder / "weights.npz")
-        (folder / "meta.tmp.json").replace(folder / "meta.json")
+        w = self.weights.tocsr()
+        meta = json.dumps({"ids": self.ids, "vocab": self.vocab, "stamp": self.stamp}).encode()
+        tmp = folder / "bm25.tmp.npz"
+        with tmp.open("wb") as f:
+            np.savez(f, data=w.data, indices=w.indices, indptr=w.indptr, shape=np.array(w.shape),
+                     meta=np.frombuffer(meta, dtype=np.uint8))
+        tmp.replace(folder / "bm25.npz")
+        for old in ("weights.npz", "meta.json"):  # the two-file layout of earlier versions
+            (folder / old).unlink(missing_ok=True)
 
     @classmethod
     def load(cls, folder: Path) -> "BM25Index | None":
+        """None when absent or unreadable: the next sync rebuilds it."""
         try:
-            meta = json.loads((folder / "meta.json").read_text())
-            weights = sparse.load_npz(folder / "weights.npz").tocsr()
-        except (OSError, ValueError, KeyError):
+            if (folder / "bm25.npz").exists():
+                with np.load(folder / "bm25.npz") as f:
+                    meta = json.loads(f["meta"].tobytes())
+                    weights = sparse.csr_matrix((f["data"], f["indices"], f["indptr"]), shape=tuple(f["shape"]))
+            else:  # written by an earlier version; replaced by the next sync of its release
+                meta = json.loads((folder / "meta.json").read_text())
+                weights = sparse.load_npz(folder / "weights.npz").tocsr()
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             return None
         if weights.shape[1] != len(meta["ids"]):
             return None

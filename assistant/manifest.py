@@ -9,7 +9,9 @@ A sync treats `dirty` rows as unfinished work, so a kill at any moment is repair
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,20 +71,51 @@ class ContextRow:
     core: str
 
 
+class _Connection(sqlite3.Connection):
+    """A plain connection that can be weakly referenced (the C type cannot), so Manifest.close can reach them all."""
+
+
 class Manifest:
+    """One SQLite connection per thread. The app reads (Library page, answers) while a background sync writes, and
+    the ingestion's writer thread commits while its reader parses. Sharing one connection across those threads lets
+    one thread's statements land inside another's transaction and, measured, fails within a second with "database
+    disk image is malformed". Separate connections in WAL mode give each reader a committed snapshot and serialise
+    the writers (BEGIN IMMEDIATE, 30 s busy timeout; every write transaction here lasts milliseconds)."""
+
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.db = sqlite3.connect(str(path), timeout=30, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-        columns = {r[1] for r in self.db.execute("PRAGMA table_info(files)")}
+        self._local = threading.local()
+        self._open: weakref.WeakSet[_Connection] = weakref.WeakSet()
+        self._guard = threading.Lock()
+        db = self.db
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(SCHEMA)
+        columns = {r[1] for r in db.execute("PRAGMA table_info(files)")}
         if "recipe" not in columns:  # a manifest from before recipes: its rows read as recipe None, so re-indexed
-            self.db.execute("ALTER TABLE files ADD COLUMN recipe TEXT")
+            db.execute("ALTER TABLE files ADD COLUMN recipe TEXT")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use; closed when the thread ends or by close()."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            # check_same_thread=False only so that close() may close connections of other threads; each is used
+            # by the thread that opened it.
+            db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None,
+                                 factory=_Connection)
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._local.db = db
+            with self._guard:
+                self._open.add(db)
+        return db
 
     def close(self) -> None:
-        self.db.close()
+        with self._guard:
+            for db in list(self._open):
+                db.close()
+            self._open.clear()
+        self._local = threading.local()
 
     # -- files --------------------------------------------------------------------------------------------------
     def files(self, product: str, release: str) -> dict[str, FileRow]:

@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.components import StoreLocked, build_indexer, build_intent_classifier, build_pipeline
+from assistant.components import (StoreLocked, build_indexer, build_intent_classifier, build_pipeline,
+                                  get_qdrant_client)
 from assistant.lexical import BM25Index
+from assistant.manifest import ContextRow, Manifest
 from assistant.llm import OllamaChat
 from assistant.settings import PROJECT_ROOT, Settings
 from assistant.store import ReleaseStore
@@ -295,3 +297,101 @@ def test_concurrent_feedback_from_threads_and_processes_loses_nothing(tmp_path):
     assert all((r["rating"], r["comment"]) == (0, "changed") for r in rows if r["question"].startswith("thread"))
     assert len(AppDB(path).traces()) == 6 * per_writer
     assert all(json.loads(r["trace"]) for r in rows)
+
+
+def test_manifest_shared_by_a_writer_and_readers_stays_consistent(tmp_path):
+    """The app reads the manifest (Library page, answers) while a background sync writes it, through one Manifest
+    object. A single shared connection failed this within a second with "database disk image is malformed"; it was
+    seen in CI when a Library page rerun overlapped the sync that deletes a release."""
+    manifest = Manifest(tmp_path / "manifest.sqlite")
+    errors: list[BaseException] = []
+    done = threading.Event()
+    rounds, files = 200, 4
+
+    def write() -> None:
+        try:
+            for k in range(rounds):
+                release = f"r{k % 3}"
+                manifest.mark_dirty("p", release, [(f"f{i}", "h", 1, 1, 3) for i in range(files)])
+                for i in range(files):
+                    chunks = [(f"{release}-{i}-{j}", j, f"{release}-{i}-ctx", "text " * 40) for j in range(3)]
+                    ctx = ContextRow(f"{release}-{i}-ctx", "p", release, f"f{i}", 0, "t", "s", None, "ctx " * 80, "c")
+                    manifest.commit_indexed("p", release, f"f{i}", "h", 1, 1, chunks, [ctx], recipe="r")
+                if k % 5 == 4 and k < rounds - 3:
+                    manifest.drop_release("p", release)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            done.set()
+
+    seen: list[tuple[int, int]] = []
+
+    def read() -> None:
+        try:
+            while not done.is_set():
+                for row in manifest.stats("r"):
+                    seen.append((row["files"], row["indexed"] + row["dirty"]))
+                ids, texts = manifest.chunk_texts("p", "r1")
+                assert len(ids) == len(texts)
+                manifest.files("p", "r2")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write)] + [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert seen and all(total == n for n, total in seen), "a reader saw half a transaction"
+    final = {(r["product"], r["release"]): r for r in manifest.stats("r")}
+    # rounds 197..199 left r2, r0, r1 fully indexed after their last drops
+    assert {key: (r["files"], r["indexed"], r["chunks"]) for key, r in final.items()} == {
+        ("p", f"r{i}"): (files, files, 3 * files) for i in range(3)}
+    manifest.close()
+    assert Manifest(tmp_path / "manifest.sqlite").stats("r") == list(final.values()), "the file on disk is sound"
+
+
+def test_questions_during_a_sync_search_the_local_store_safely(tmp_path):
+    """A sync uploads points while the chat searches the same release. Qdrant's local mode has no lock of its own;
+    unserialised, this failed within a second ("operands could not be broadcast together")."""
+    import numpy as np
+    from llama_index.core.schema import TextNode
+
+    client = get_qdrant_client(Settings(data_dir=tmp_path))
+    store = ReleaseStore(client, "p", "r1", 32)
+    rng = np.random.default_rng(7)
+    errors: list[BaseException] = []
+    done = threading.Event()
+    searched = [0, 0]
+
+    def write() -> None:
+        try:
+            for k in range(60):
+                nodes = [TextNode(id_=f"00000000-0000-0000-0000-{k * 100 + i:012d}", text=f"chunk {k} {i}")
+                         for i in range(100)]
+                store.add(nodes, rng.random((100, 32), dtype=np.float32))
+                if k % 3 == 2:
+                    store.delete_ids([n.node_id for n in nodes[:50]])
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            done.set()
+
+    def read(slot: int) -> None:
+        try:
+            while not done.is_set():
+                hits = store.search(np.random.default_rng(slot).random(32, dtype=np.float32), 10)
+                assert all(h.node.get_content().startswith("chunk ") for h in hits)
+                searched[slot] += 1
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write)] + [threading.Thread(target=read, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert min(searched) > 0
+    assert store.count() == 60 * 100 - 20 * 50

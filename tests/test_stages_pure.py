@@ -38,6 +38,32 @@ def test_bm25_prefers_literal_identifier():
     assert all(h.chunk_id != "c" for h in hits)
 
 
+def test_bm25_saves_to_one_file_and_reads_the_earlier_two_file_layout(tmp_path):
+    import json
+
+    from scipy import sparse
+
+    idx = BM25Index.build(["a", "b"], ["etcd --snapshot-count flag", "prometheus retention time"], stamp="7")
+    idx.save(tmp_path / "new")
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["bm25.npz"]  # one rename: never half-updated
+    back = BM25Index.load(tmp_path / "new")
+    assert (back.ids, back.vocab, back.stamp) == (idx.ids, idx.vocab, "7")
+    assert (back.weights != idx.weights).nnz == 0
+    assert [h.chunk_id for h in back.search("--snapshot-count")] == ["a"]
+
+    old = tmp_path / "old"  # as written before: weights and metadata in two files
+    old.mkdir()
+    sparse.save_npz(old / "weights.npz", idx.weights)
+    (old / "meta.json").write_text(json.dumps({"ids": idx.ids, "vocab": idx.vocab, "stamp": "7"}))
+    assert [h.chunk_id for h in BM25Index.load(old).search("retention")] == ["b"]
+    BM25Index.load(old).save(old)
+    assert sorted(p.name for p in old.iterdir()) == ["bm25.npz"]
+    whole = (old / "bm25.npz").read_bytes()
+    for broken in (b"not a zip", whole[: len(whole) // 2], whole[:-30]):
+        (old / "bm25.npz").write_bytes(broken)
+        assert BM25Index.load(old) is None  # unreadable: the next sync rebuilds it
+
+
 def test_rrf_rewards_agreement():
     scores = rrf([["x", "y", "z"], ["y", "x"], ["y"]])
     assert max(scores, key=scores.get) == "y"
