@@ -102,7 +102,12 @@ class ReleaseStore:
             log.warning("%s/%s holds %d-dimensional vectors and the query has %d (another embedding model): "
                         "dense search skipped until a sync re-indexes it", self.product, self.release, size, len(vector))
             return []
-        result = self.vstore.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=k))
+        try:
+            result = self.vstore.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=k))
+        except Exception:
+            if self.exists():
+                raise
+            return []  # dropped between the two calls by a sync (a deleted release, another model): nothing to find
         hits = []
         for node, score in zip(result.nodes or [], result.similarities or []):
             hits.append(DenseHit(node.node_id, float(score), node))

@@ -395,3 +395,23 @@ def test_questions_during_a_sync_search_the_local_store_safely(tmp_path):
     assert errors == []
     assert min(searched) > 0
     assert store.count() == 60 * 100 - 20 * 50
+
+
+def test_a_release_dropped_between_the_size_check_and_the_query_finds_nothing(tmp_path, monkeypatch):
+    """A sync deleting a release (or rebuilding it for another model) may drop the collection between a search's
+    two calls: the search finds nothing, it does not fail the question."""
+    import numpy as np
+    from llama_index.core.schema import TextNode
+
+    store = ReleaseStore(get_qdrant_client(Settings(data_dir=tmp_path)), "p", "gone", 8)
+    store.add([TextNode(id_="00000000-0000-0000-0000-000000000001", text="x")], np.ones((1, 8), dtype=np.float32))
+    assert len(store.search(np.ones(8, dtype=np.float32), 5)) == 1
+    size = store.vector_size
+
+    def size_then_drop():
+        answer = size()
+        store.drop()
+        return answer
+
+    monkeypatch.setattr(store, "vector_size", size_then_drop)
+    assert store.search(np.ones(8, dtype=np.float32), 5) == []
