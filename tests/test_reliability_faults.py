@@ -415,3 +415,51 @@ def test_a_release_dropped_between_the_size_check_and_the_query_finds_nothing(tm
 
     monkeypatch.setattr(store, "vector_size", size_then_drop)
     assert store.search(np.ones(8, dtype=np.float32), 5) == []
+
+
+def test_the_app_answers_and_redraws_while_a_sync_rewrites_the_same_release(tmp_path):
+    """Through the app's services, as a user would: questions in one thread and Library page redraws in another,
+    while a background sync re-indexes the release being asked about and adds another."""
+    from assistant import app_services as svc
+
+    settings = Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models")
+    services = svc.Services(settings)
+    folder = settings.library_dir / "etcd" / "v3.5"
+    _copy(folder, SMALL_PAGES)
+    services.indexer.sync()
+    services.ask("How do I grant a lease?", product="etcd", release="v3.5", search_only=True)  # loads everything
+
+    added = sorted(p.relative_to(ETCD_CORPUS / "v3.5").as_posix() for p in (ETCD_CORPUS / "v3.5").rglob("*.md")
+                   if p.stat().st_size < 6000 and not p.name.startswith("_"))[:16]
+    _copy(settings.library_dir / "etcd" / "v3.4", added)
+    for rel in SMALL_PAGES:
+        (folder / rel).write_text((folder / rel).read_text() + "\n\nEdited for the concurrency test.\n")
+    errors: list[BaseException] = []
+    views = [0]
+
+    def library_page() -> None:  # Streamlit reruns the page in its own thread
+        try:
+            while services.ingest.snapshot().running:
+                assert set(services.library_overview()["release"]) <= {"v3.4", "v3.5"}
+                views[0] += 1
+        except BaseException as exc:
+            errors.append(exc)
+
+    assert services.start_sync()
+    page = threading.Thread(target=library_page)
+    page.start()
+    answers = 0
+    while services.ingest.snapshot().running:
+        trace = services.ask("How do I grant a lease with a TTL?", product="etcd", release="v3.5",
+                             search_only=True)["trace"]
+        assert trace["sources"], "the release keeps answering during its own re-index"
+        answers += 1
+    page.join()
+    state = services.ingest.wait(300)
+    assert errors == [] and state.error == "" and not state.cancelled
+    assert answers >= 2 and views[0] >= 2, "the sync ended before the test overlapped it"
+    for release in ("v3.4", "v3.5"):
+        assert services.indexer.verify("etcd", release) == []
+    final = {r["release"]: r for r in services.library_overview().to_dict("records")}
+    assert (final["v3.5"]["files"], final["v3.5"]["indexed"]) == (4, 4)
+    assert (final["v3.4"]["files"], final["v3.4"]["indexed"]) == (len(added), len(added))
