@@ -140,8 +140,13 @@ class Embedder:
             while end < len(pieces) and end - start < 1024 and size + len(pieces[end][1]) <= 200_000:
                 size += len(pieces[end][1])
                 end += 1
-            enc = self.tokenizer([piece for _, piece in pieces[start:end]], add_special_tokens=False, truncation=False,
-                                 return_attention_mask=False, return_token_type_ids=False)["input_ids"]
+            # Under the embedding lock: a fast tokenizer keeps its truncation and padding settings in shared state,
+            # which encode() sets and this call clears. A question embedded while a sync chunked failed, measured,
+            # with "Unable to create tensor, you should probably activate truncation and/or padding".
+            with self._lock:
+                enc = self.tokenizer([piece for _, piece in pieces[start:end]], add_special_tokens=False,
+                                     truncation=False, return_attention_mask=False,
+                                     return_token_type_ids=False)["input_ids"]
             for (owner, _), ids in zip(pieces[start:end], enc):
                 counts[owner] += len(ids)
             start = end

@@ -1,6 +1,10 @@
-"""The embedder's arithmetic: bfloat16 where the CPU has it, and vectors that still agree with float32."""
+"""The embedder: bfloat16 where the CPU has it, vectors that still agree with float32, chunks that fit the model, and
+token counting that is safe beside a concurrent embedding."""
 
 from __future__ import annotations
+
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -89,3 +93,43 @@ def test_search_chunks_fit_the_model_even_under_a_very_long_heading():
     assert embedder.count_tokens([prefix])[0] <= MAX_PREFIX_TOKENS
     assert max(embedder.count_tokens([embed_text(n) for n in searches])) <= 200
     assert "".join("".join(n.get_content().split()) for n in searches) == "".join(body.split())
+
+
+def test_counting_tokens_while_another_thread_embeds_breaks_neither():
+    """The sync's chunker counts tokens while a question's query is embedded (the app's chat thread), through one
+    tokenizer. Unlocked, the count cleared the padding that encode had just set, and the embedding failed within a
+    second with "Unable to create tensor"."""
+    embedder = get_embedder(Settings())
+    long = "etcd stores keys in a b-tree and answers range requests " * 60
+    expected = embedder.count_tokens([long, "x y"])
+    reference = embedder.embed(["lease?", long, "b"])
+    errors: list[BaseException] = []
+    done = threading.Event()
+    rounds = [0, 0]
+
+    def count() -> None:
+        try:
+            while not done.is_set():
+                assert embedder.count_tokens([long, "x y"]) == expected
+                rounds[0] += 1
+        except BaseException as exc:
+            errors.append(exc)
+
+    def embed() -> None:
+        try:
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 4 and not errors:
+                assert np.allclose(embedder.embed(["lease?", long, "b"]), reference, atol=1e-4)
+                rounds[1] += 1
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            done.set()
+
+    threads = [threading.Thread(target=count), threading.Thread(target=embed)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert min(rounds) > 0
