@@ -89,9 +89,12 @@ class ReleaseStore:
 
     def vector_size(self) -> int | None:
         """The size of the vectors stored (None: no collection yet). Cheap: local mode reads it from memory."""
-        if not self.exists():
-            return None
-        vectors = self.client.get_collection(self.name).config.params.vectors
+        try:
+            vectors = self.client.get_collection(self.name).config.params.vectors
+        except Exception:
+            if self.exists():
+                raise
+            return None  # never made, or dropped by a sync
         return (vectors["text-dense"] if isinstance(vectors, dict) else vectors).size
 
     def search(self, vector: np.ndarray, k: int) -> list[DenseHit]:
