@@ -86,9 +86,15 @@ def index_recipe(settings: Settings) -> str:
     whose recipe differs, so an upgrade or a settings change never leaves an index half in the old way. Cheap (no
     model load), so a no-op sync stays instant. Precision is left out: bfloat16 and float32 vectors agree to a cosine
     of 0.99998, which moves no result."""
-    model, _ = resolve_embedding_model(settings)
     return (f"reader{READER_VERSION}.chunker{CHUNKER_VERSION}.search{settings.search_chunk_tokens}"
-            f".context{settings.context_chunk_tokens}+{settings.context_padding_tokens}.model-{model_fingerprint(model)}")
+            f".context{settings.context_chunk_tokens}+{settings.context_padding_tokens}.{embedding_model_tag(settings)}")
+
+
+def embedding_model_tag(settings: Settings) -> str:
+    """The last part of every recipe: which embedding model made a file's vectors. A release whose indexed files
+    carry another tag cannot be searched by meaning with the current model (retrieval.ReleaseIndex.dense_ok)."""
+    model, _ = resolve_embedding_model(settings)
+    return f"model-{model_fingerprint(model)}"
 
 
 def model_fingerprint(path: Path) -> str:

@@ -243,6 +243,14 @@ class Manifest:
         keys = ("product", "release", "files", "indexed", "failed", "dirty", "chunks", "last_indexed", "stale")
         return [dict(zip(keys, r)) for r in rows]
 
+    def files_by_other_model(self, product: str, release: str, model_tag: str) -> int:
+        """Indexed files whose vectors another embedding model made (their recipe ends with another model tag).
+        Files from before recipes were recorded count as made by the current model: nothing says otherwise."""
+        return self.db.execute(
+            "SELECT COUNT(*) FROM files WHERE product=? AND release=? AND status='indexed' AND recipe IS NOT NULL "
+            "AND substr(recipe, -length(?) - 1) != '.' || ?", (product, release, model_tag, model_tag),
+        ).fetchone()[0]
+
     def failures(self, product: str, release: str) -> list[tuple[str, str]]:
         return list(self.db.execute(
             "SELECT path, error FROM files WHERE product=? AND release=? AND status='failed' ORDER BY path", (product, release)

@@ -18,6 +18,7 @@ from assistant import knowledge as kn
 from assistant.fusion import lost_in_the_middle
 from assistant.generate import build_messages, stream_answer
 from assistant.glossary import load_or_mine
+from assistant.ingest import embedding_model_tag
 from assistant.intent import IntentClassifier
 from assistant.library import Library
 from assistant.llama_adapters import LocalEmbedding
@@ -116,6 +117,7 @@ class Pipeline:
         self.reranker = reranker
         self.llm = llm
         self._indexes: dict[tuple[str, str], ReleaseIndex] = {}
+        self.model_tag = embedding_model_tag(settings)  # releases embedded by another model are searched by words
         self._vocab_cache: tuple[tuple, set[str]] | None = None
 
     # -- helpers -----------------------------------------------------------------------------------------------------
@@ -124,7 +126,8 @@ class Pipeline:
         if key not in self._indexes:
             store = ReleaseStore(self.client, product, release, self.embedder.dim)
             self._indexes[key] = ReleaseIndex(product, release, store, self.manifest,
-                                              self.settings.index_dir / "bm25" / collection_name(product, release))
+                                              self.settings.index_dir / "bm25" / collection_name(product, release),
+                                              model_tag=self.model_tag)
         return self._indexes[key]
 
     def vocab(self, product: str, release: str) -> dict[str, int] | None:
@@ -226,6 +229,10 @@ class Pipeline:
             dense_q = list(dict.fromkeys(q["text"] for q in res.queries if q["dense"]))
             lex_q = list(dict.fromkeys(q["text"] for q in res.queries if q["lexical"]))
             found = retriever.search(lex_q, dense_queries=dense_q)
+            if found.dense_skipped:
+                res.notices.append(
+                    f"{routing.product} {', '.join(found.dense_skipped)} was indexed with another embedding model: "
+                    "searched by words only until its re-index finishes (see the Library page).")
             contexts = self._to_contexts(found.candidates)
             res.candidates = [
                 Candidate(n.node.node_id, n.node.metadata.get("context_id", ""), n.node.metadata["release"],
@@ -256,7 +263,9 @@ class Pipeline:
                 others = {r: (self.vocab(routing.product, r) or {}) for r in self.library.releases(routing.product)
                           if r not in routing.releases}
                 verdict = kn.check(
-                    rw.standalone, relevance=relevance, threshold=p.relevance_threshold,
+                    # Words only (another model's vectors): no cosine to judge by, the vocabulary check still runs.
+                    rw.standalone, relevance=relevance,
+                    threshold=float("-inf") if found.dense_skipped else p.relevance_threshold,
                     release_vocab=vocab_union or None, other_vocabs=others, suggestion=suggestion,
                     llm=llm if p.knowledge == "scores+llm" else None,
                     context=[n.node.get_content() for n in contexts],

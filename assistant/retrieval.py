@@ -7,6 +7,7 @@ metadata (`dense`, `bm25`, `fused`) so the app and the evaluation can show where
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +20,7 @@ from assistant.lexical import BM25Index
 from assistant.manifest import Manifest
 from assistant.store import ReleaseStore
 
+log = logging.getLogger(__name__)
 
 @dataclass
 class RetrievalParams:
@@ -46,7 +48,25 @@ class ReleaseIndex:
     store: ReleaseStore
     manifest: Manifest
     bm25_dir: object
+    model_tag: str | None = None  # the current embedding model (ingest.embedding_model_tag); None: not checked
     _bm25: BM25Index | None = field(default=None, repr=False)
+    _dense_ok: tuple[str, bool] | None = field(default=None, repr=False)
+
+    @property
+    def dense_ok(self) -> bool:
+        """False while any indexed file's vectors come from another embedding model: its cosines against the
+        current model's query vectors mean nothing (same size or not), so the release answers by words only until
+        the re-index that the model change started has finished. Checked once per manifest generation."""
+        if self.model_tag is None:
+            return True
+        gen = str(self.manifest.generation(self.product, self.release))
+        if self._dense_ok is None or self._dense_ok[0] != gen:
+            other = self.manifest.files_by_other_model(self.product, self.release, self.model_tag)
+            if other:
+                log.warning("%s/%s: %d files were embedded by another model; searching by words only until a sync "
+                            "re-indexes them", self.product, self.release, other)
+            self._dense_ok = (gen, other == 0)
+        return self._dense_ok[1]
 
     @property
     def bm25(self) -> BM25Index | None:
@@ -99,6 +119,7 @@ class LexicalRetriever(BaseRetriever):
 class RetrievalResult:
     candidates: list[NodeWithScore]  # search chunks after fusion, threshold and MMR (descending)
     per_query: dict[str, dict[str, int]]  # query -> {"dense": n, "bm25": n} hits, for the trace
+    dense_skipped: list[str] = field(default_factory=list)  # releases searched by words only (another model's vectors)
 
 
 class HybridRetriever(BaseRetriever):
@@ -121,8 +142,11 @@ class HybridRetriever(BaseRetriever):
         bm25_scores: list[dict[str, float]] = []
         nodes: dict[str, TextNode] = {}
         per_query: dict[str, dict[str, int]] = {}
+        skipped: list[str] = []
         for index in self.indexes:
-            if p.use_dense:
+            if p.use_dense and not index.dense_ok:
+                skipped.append(index.release)
+            elif p.use_dense:
                 retriever = DenseRetriever(index, self.embed_model, p.dense_k)
                 for q, vec in zip(dense_queries, vectors):
                     hits = retriever.retrieve(QueryBundle(query_str=q, embedding=vec))
@@ -164,7 +188,7 @@ class HybridRetriever(BaseRetriever):
                 out = [out[i] for i in order]
         for n in out:
             n.node.metadata.pop("_vec", None)
-        return RetrievalResult(out[: p.candidates], per_query)
+        return RetrievalResult(out[: p.candidates], per_query, skipped)
 
     @staticmethod
     def _collect(hits, nodes, rankings, score_lists, kind: str) -> None:
@@ -189,8 +213,8 @@ class HybridRetriever(BaseRetriever):
             by_release.setdefault((node.metadata["product"], node.metadata["release"]), []).append(key)
         for index in self.indexes:
             keys = by_release.get((index.product, index.release), [])
-            if not keys or not index.store.exists():
-                continue
+            if not keys or not index.dense_ok or not index.store.exists():
+                continue  # no vectors, or another model's (their cosine means nothing, or their size differs)
             for point in index.store.client.retrieve(index.store.name, ids=keys, with_vectors=True, with_payload=False):
                 vec = point.vector["text-dense"] if isinstance(point.vector, dict) else point.vector
                 vec = np.asarray(vec, dtype=np.float32)

@@ -33,7 +33,8 @@ with st.form("settings"):
     st.markdown("**Models on this machine** (a name, a folder, or a name under models/ or the Hugging Face cache)")
     embedding = st.text_input("Embedding model", s.embedding_model, disabled="embedding_model" in fixed,
                               help="Saving another model re-indexes every release in the background (the sidebar "
-                                   "shows it); answers may be poorer until it is done.")
+                                   "shows it); until it is done, a release not yet re-indexed is searched by words "
+                                   "only.")
     reranker = st.text_input("Reranker (cross-encoder)", s.reranker_model, disabled="reranker_model" in fixed)
     for line in svc.model_status(s):
         st.caption(svc.md_escape(line))

