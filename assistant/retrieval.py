@@ -22,6 +22,7 @@ from assistant.store import ReleaseStore
 
 log = logging.getLogger(__name__)
 
+
 @dataclass
 class RetrievalParams:
     dense_k: int = 20
