@@ -49,24 +49,27 @@ class ReleaseIndex:
     store: ReleaseStore
     manifest: Manifest
     bm25_dir: object
-    model_tag: str | None = None  # the current embedding model (ingest.embedding_model_tag); None: not checked
+    model_tag: str | None = None  # the current embedding model (ingest.embedding_model_tag); None: recipes unchecked
     _bm25: BM25Index | None = field(default=None, repr=False)
     _dense_ok: tuple[str, bool] | None = field(default=None, repr=False)
 
     @property
     def dense_ok(self) -> bool:
-        """False while any indexed file's vectors come from another embedding model: its cosines against the
-        current model's query vectors mean nothing (same size or not), so the release answers by words only until
-        the re-index that the model change started has finished. Checked once per manifest generation."""
-        if self.model_tag is None:
-            return True
+        """False while the release holds vectors the current embedding model did not make: a file whose recipe names
+        another model (same vector size or not: their cosines against this model's query vectors mean nothing), or a
+        collection of another vector size (files indexed before recipes were recorded say nothing of their model).
+        The release then answers by words only until the re-index that the model change started has finished.
+        Checked once per manifest generation."""
         gen = str(self.manifest.generation(self.product, self.release))
         if self._dense_ok is None or self._dense_ok[0] != gen:
-            other = self.manifest.files_by_other_model(self.product, self.release, self.model_tag)
-            if other:
-                log.warning("%s/%s: %d files were embedded by another model; searching by words only until a sync "
-                            "re-indexes them", self.product, self.release, other)
-            self._dense_ok = (gen, other == 0)
+            other = self.manifest.files_by_other_model(self.product, self.release, self.model_tag) if self.model_tag else 0
+            size = self.store.vector_size()
+            ok = other == 0 and size in (None, self.store.dim)
+            if not ok:
+                log.warning("%s/%s holds vectors of another embedding model (%d files by recipe; %s-dimensional, the "
+                            "model makes %d): searching by words only until a sync re-indexes it",
+                            self.product, self.release, other, size, self.store.dim)
+            self._dense_ok = (gen, ok)
         return self._dense_ok[1]
 
     @property
