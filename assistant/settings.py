@@ -32,7 +32,7 @@ class Settings(BaseSettings):
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     embedding_batch_size: int = 64
     # auto: bfloat16 arithmetic where the CPU has it natively (AVX512-BF16 or AMX), else float32. Measured on the
-    # AWS guides: 1.7x faster, cosine to float32 0.99998, top-10 neighbours 99.4% the same (benchmarks/README).
+    # AWS guides: 1.7x faster, cosine to float32 0.99998, top-10 neighbours 99.4% the same (benchmarks/precision_bench.py).
     embedding_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     embedding_cache: bool = True  # never embed the same text twice (releases overlap heavily)
     embedding_cache_path: Path | None = None  # default: <data_dir>/index/embed_cache.sqlite
