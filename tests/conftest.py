@@ -2,7 +2,29 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+
 import pytest
+
+
+def run_in_threads(*targets: Callable[[], None]) -> list[BaseException]:
+    """Run each target in its own thread, wait for all, and return what they raised: an assert that fails in a
+    thread must fail the test, not vanish with the thread."""
+    errors: list[BaseException] = []
+
+    def guarded(target: Callable[[], None]) -> None:
+        try:
+            target()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(t,)) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from assistant.components import cpu_has_native_bf16, get_embedder, resolve_precision
 from assistant.settings import PROJECT_ROOT, Settings
+from conftest import run_in_threads
 
 ZEN4 = """processor\t: 0
 vendor_id\t: AuthenticAMD
@@ -103,33 +104,22 @@ def test_counting_tokens_while_another_thread_embeds_breaks_neither():
     long = "etcd stores keys in a b-tree and answers range requests " * 60
     expected = embedder.count_tokens([long, "x y"])
     reference = embedder.embed(["lease?", long, "b"])
-    errors: list[BaseException] = []
     done = threading.Event()
     rounds = [0, 0]
 
     def count() -> None:
-        try:
-            while not done.is_set():
-                assert embedder.count_tokens([long, "x y"]) == expected
-                rounds[0] += 1
-        except BaseException as exc:
-            errors.append(exc)
+        while not done.is_set():
+            assert embedder.count_tokens([long, "x y"]) == expected
+            rounds[0] += 1
 
     def embed() -> None:
         try:
             t0 = time.monotonic()
-            while time.monotonic() - t0 < 4 and not errors:
+            while time.monotonic() - t0 < 4:
                 assert np.allclose(embedder.embed(["lease?", long, "b"]), reference, atol=1e-4)
                 rounds[1] += 1
-        except BaseException as exc:
-            errors.append(exc)
         finally:
             done.set()
 
-    threads = [threading.Thread(target=count), threading.Thread(target=embed)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert run_in_threads(count, embed) == []
     assert min(rounds) > 0

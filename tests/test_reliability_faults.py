@@ -28,7 +28,7 @@ from assistant.llm import OllamaChat
 from assistant.settings import PROJECT_ROOT, Settings
 from assistant.store import ReleaseStore
 from assistant.store_db import AppDB
-from conftest import ETCD_CORPUS
+from conftest import ETCD_CORPUS, run_in_threads
 
 QUESTION = "How do I take a snapshot backup of etcd v3.5?"
 MODEL = "llama3.1:8b"
@@ -270,22 +270,16 @@ def test_concurrent_feedback_from_threads_and_processes_loses_nothing(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"proc{i}", str(per_writer)], cwd=PROJECT_ROOT)
              for i in range(2)]
     db = AppDB(path)  # one AppDB shared by the threads: each gets its own connection
-    errors: list[BaseException] = []
 
-    def write(name: str) -> None:
-        try:
+    def writer(name: str):
+        def write() -> None:
             for i in range(per_writer):
                 trace_id = db.add_trace({"question": f"{name}-{i}", "intent": {"label": "x"}})
                 fid = db.add_feedback(1, {"question": f"{name}-{i}"}, comment="c", trace_id=trace_id)
                 db.update_feedback(fid, 0, "changed")
-        except BaseException as exc:  # reported below: a lost write must fail the test, not a thread
-            errors.append(exc)
+        return write
 
-    threads = [threading.Thread(target=write, args=(f"thread{i}",)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_in_threads(*(writer(f"thread{i}") for i in range(6)))  # a lost write fails the test, not a thread
     assert all(p.wait(300) == 0 for p in procs)
     assert errors == []
 
@@ -304,7 +298,6 @@ def test_manifest_shared_by_a_writer_and_readers_stays_consistent(tmp_path):
     object. A single shared connection failed this within a second with "database disk image is malformed"; it was
     seen in CI when a Library page rerun overlapped the sync that deletes a release."""
     manifest = Manifest(tmp_path / "manifest.sqlite")
-    errors: list[BaseException] = []
     done = threading.Event()
     rounds, files = 200, 4
 
@@ -319,30 +312,20 @@ def test_manifest_shared_by_a_writer_and_readers_stays_consistent(tmp_path):
                     manifest.commit_indexed("p", release, f"f{i}", "h", 1, 1, chunks, [ctx], recipe="r")
                 if k % 5 == 4 and k < rounds - 3:
                     manifest.drop_release("p", release)
-        except BaseException as exc:
-            errors.append(exc)
         finally:
             done.set()
 
     seen: list[tuple[int, int]] = []
 
     def read() -> None:
-        try:
-            while not done.is_set():
-                for row in manifest.stats("r"):
-                    seen.append((row["files"], row["indexed"] + row["dirty"]))
-                ids, texts = manifest.chunk_texts("p", "r1")
-                assert len(ids) == len(texts)
-                manifest.files("p", "r2")
-        except BaseException as exc:
-            errors.append(exc)
+        while not done.is_set():
+            for row in manifest.stats("r"):
+                seen.append((row["files"], row["indexed"] + row["dirty"]))
+            ids, texts = manifest.chunk_texts("p", "r1")
+            assert len(ids) == len(texts)
+            manifest.files("p", "r2")
 
-    threads = [threading.Thread(target=write)] + [threading.Thread(target=read) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert run_in_threads(write, read, read) == []
     assert seen and all(total == n for n, total in seen), "a reader saw half a transaction"
     final = {(r["product"], r["release"]): r for r in manifest.stats("r")}
     # rounds 197..199 left r2, r0, r1 fully indexed after their last drops
@@ -361,7 +344,6 @@ def test_questions_during_a_sync_search_the_local_store_safely(tmp_path):
     client = get_qdrant_client(Settings(data_dir=tmp_path))
     store = ReleaseStore(client, "p", "r1", 32)
     rng = np.random.default_rng(7)
-    errors: list[BaseException] = []
     done = threading.Event()
     searched = [0, 0]
 
@@ -373,26 +355,18 @@ def test_questions_during_a_sync_search_the_local_store_safely(tmp_path):
                 store.add(nodes, rng.random((100, 32), dtype=np.float32))
                 if k % 3 == 2:
                     store.delete_ids([n.node_id for n in nodes[:50]])
-        except BaseException as exc:
-            errors.append(exc)
         finally:
             done.set()
 
-    def read(slot: int) -> None:
-        try:
+    def reader(slot: int):
+        def read() -> None:
             while not done.is_set():
                 hits = store.search(np.random.default_rng(slot).random(32, dtype=np.float32), 10)
                 assert all(h.node.get_content().startswith("chunk ") for h in hits)
                 searched[slot] += 1
-        except BaseException as exc:
-            errors.append(exc)
+        return read
 
-    threads = [threading.Thread(target=write)] + [threading.Thread(target=read, args=(i,)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert run_in_threads(write, reader(0), reader(1)) == []
     assert min(searched) > 0
     assert store.count() == 60 * 100 - 20 * 50
 
