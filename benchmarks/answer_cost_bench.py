@@ -17,11 +17,12 @@ import sys
 import time
 from pathlib import Path
 
+from assistant.answering.presets import PRESETS
+from assistant.app.db import AppDB
+from assistant.backends.chat import ChatModel
 from assistant.components import build_pipeline
 from assistant.evaluation import EvalConfig, load_dataset, run_eval
 from assistant.evaluation.metrics import mean
-from assistant.llm import ChatModel
-from assistant.presets import PRESETS
 from assistant.settings import Settings
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev" / "releases.jsonl"
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
-    from assistant.llm_embedded import EmbeddedChat
+    from assistant.backends.embedded_llm import EmbeddedChat
 
     settings = Settings()
     llm: ChatModel = EmbeddedChat(settings.models_dir, settings.embedded_llm_precision)
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     load_s = time.perf_counter() - t0
     if args.max_answer_tokens:
         llm = Capped(llm, args.max_answer_tokens)
-    pipeline = build_pipeline(settings, llm=llm)
+    pipeline = build_pipeline(settings, llm=llm, corrections=AppDB(settings.db_path).intent_corrections())
     products = set(pipeline.library.products())
     dataset = load_dataset(args.dataset)
     dataset.items = [i for i in dataset.items if i.answerable and (i.product in products or not i.product)][: args.questions]

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from llama_index.core.schema import TextNode  # noqa: E402
 
 from assistant.components import get_qdrant_client  # noqa: E402
+from assistant.library.store import ReleaseStore  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
-from assistant.store import ReleaseStore  # noqa: E402
 
 DIM = 384
 TEXT = ("The snapshot-count flag sets how many applied Raft entries trigger a snapshot to disk. " * 8).strip()

@@ -91,7 +91,7 @@ def plain_llamaindex(root: Path, files: list[Path], embedder, fit: bool = False)
     from llama_index.vector_stores.qdrant import QdrantVectorStore
     from qdrant_client import QdrantClient
 
-    from assistant.llama_adapters import LocalEmbedding
+    from assistant.backends.llama_adapters import LocalEmbedding
 
     name = "fit" if fit else "plain"
     client = QdrantClient(path=str(root / f"llamaindex_{name}"))

@@ -35,9 +35,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
 
-    from assistant.components import build_indexer, build_intent_classifier, build_pipeline
-    from assistant.llm import FakeChat
-    from assistant.presets import PRESETS
+    from assistant.answering.presets import PRESETS
+    from assistant.backends.chat import FakeChat
+    from assistant.components import (
+        build_indexer,
+        build_intent_classifier,
+        build_pipeline,
+    )
     from assistant.settings import Settings
 
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="pipeline-bench-"))

@@ -21,7 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.components import cpu_has_native_bf16, get_embedder  # noqa: E402
+from assistant.backends.embedder import cpu_has_native_bf16  # noqa: E402
+from assistant.components import get_embedder  # noqa: E402
 from assistant.settings import PROJECT_ROOT, Settings  # noqa: E402
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "awsdocs" / "documents"
@@ -45,7 +46,7 @@ def neighbours(vectors: np.ndarray, k: int = 10) -> np.ndarray:
 
 def llm_figures(prompt_chars: int = 5000, new_tokens: int = 48) -> dict:
     """The embedded Gemma answering one etcd prompt in each precision: seconds and whether the greedy text agrees."""
-    from assistant.llm_embedded import EmbeddedChat
+    from assistant.backends.embedded_llm import EmbeddedChat
 
     doc = (PROJECT_ROOT.parent / "shared" / "corpora" / "etcd" / "v3.5" / "op-guide" / "maintenance.md").read_text()
     messages = [{"role": "system", "content": "Answer from this documentation:\n" + doc[:prompt_chars]},

@@ -2,10 +2,7 @@
 
 import streamlit as st
 
-from assistant import app_services as svc
-from assistant.components import StoreLocked
-from assistant.intent import INTENTS
-from assistant.presets import PRESETS
+from assistant import app as svc
 
 AUTO = "Detect from the question"
 services = svc.get_services()
@@ -18,7 +15,7 @@ c1, c2, c3, c4 = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
 product = c1.selectbox("Product", [AUTO, *catalogue], key="product")
 release = c2.selectbox("Release", [AUTO, *catalogue.get(product, [])], key="release", disabled=product == AUTO,
                        help="Detected from the question (newest when none is named) unless you pin one")
-preset = c3.selectbox("Preset", list(PRESETS), index=list(PRESETS).index(services.settings.preset), key="preset",
+preset = c3.selectbox("Preset", list(svc.PRESETS), index=list(svc.PRESETS).index(services.settings.preset), key="preset",
                       help="How the question is searched and answered (README: Presets)")
 if c4.button("New conversation", icon=":material/add_comment:"):
     state.messages = []
@@ -89,8 +86,8 @@ def render_answer(a: dict) -> None:
                                        key=f"dl_{aid}_{s['n']}", on_click="ignore", icon=":material/description:")
     with st.expander("How this answer was found"):
         label = intent.get("label")
-        st.selectbox("Intent (correct it if it is wrong)", INTENTS, key=f"intent_{aid}", on_change=on_intent,
-                     args=(a,), index=INTENTS.index(label) if label in INTENTS else None)
+        st.selectbox("Intent (correct it if it is wrong)", svc.INTENTS, key=f"intent_{aid}", on_change=on_intent,
+                     args=(a,), index=svc.INTENTS.index(label) if label in svc.INTENTS else None)
         st.markdown(f"**Product** {svc.md_escape(t['product'] or 'none')} · **releases** {releases or 'none'} "
                     f"({svc.RELEASE_SOURCES.get(t['release_source'], t['release_source'] or 'n/a')})")
         if t["standalone"]:
@@ -140,7 +137,7 @@ if question:
                 answer = services.ask(question, history=history, product=None if product == AUTO else product,
                                       release=None if release == AUTO else release, preset=preset,
                                       search_only=search_only, on_token=on_token)
-            except StoreLocked as exc:
+            except svc.StoreLocked as exc:
                 st.error(str(exc))
                 st.stop()
     state.messages.append({"role": "assistant", "content": "", **answer})

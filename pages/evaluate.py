@@ -5,9 +5,7 @@ import json
 
 import streamlit as st
 
-from assistant import app_services as svc
-from assistant.evaluation import DatasetError, charts, views
-from assistant.presets import PRESETS
+from assistant import app as svc
 
 services = svc.get_services()
 st.title("Evaluate")
@@ -19,20 +17,20 @@ try:
         upload = st.file_uploader("JSONL or CSV: question, answer, gold, release, intent, kind, must_contain, turns",
                                   type=["jsonl", "csv"])
         if upload is not None:
-            dataset = views.dataset_from_upload(upload.name, upload.getvalue())
+            dataset = svc.views.dataset_from_upload(upload.name, upload.getvalue())
     elif source == "Feedback golden set":
-        dataset = views.dataset_from_feedback(services.db)
+        dataset = svc.views.dataset_from_feedback(services.db)
     else:
         path = st.text_input("Dataset file or folder", placeholder="/path/to/questions.jsonl")
         if path.strip():
-            dataset = views.dataset_from_path(path)
-except (DatasetError, OSError, UnicodeDecodeError, ValueError) as exc:
+            dataset = svc.views.dataset_from_path(path)
+except (svc.DatasetError, OSError, UnicodeDecodeError, ValueError) as exc:
     st.error(f"Cannot read the questions: {exc}")
 if dataset is not None:
     st.caption(f"{len(dataset.items)} question(s)")
 
 c1, c2, c3 = st.columns([3, 1, 1])
-presets = c1.multiselect("Presets", list(PRESETS), default=[services.settings.preset])
+presets = c1.multiselect("Presets", list(svc.PRESETS), default=[services.settings.preset])
 k = c2.number_input("k", min_value=1, max_value=20, value=3)
 search_only = c3.checkbox("Search only", value=True, help="retrieval and routing only; no LLM, no answer metrics")
 products = list(services.catalogue())
@@ -48,7 +46,7 @@ if st.button("Run evaluation", type="primary", disabled=not (dataset and dataset
         bar.progress(done["n"] / total, text=f"{preset}: {i}/{n} {item.id}")
 
     try:
-        st.session_state["eval_report"] = views.evaluate(services, dataset, presets, k=int(k), search_only=search_only,
+        st.session_state["eval_report"] = svc.views.evaluate(services, dataset, presets, k=int(k), search_only=search_only,
                                                          product=product or None, progress=progress)
     except Exception as exc:  # shown to the user; the page stays usable
         st.error(f"The evaluation stopped: {exc}")
@@ -57,29 +55,29 @@ if st.button("Run evaluation", type="primary", disabled=not (dataset and dataset
 report = st.session_state.get("eval_report")
 if report is not None:
     st.subheader("Presets side by side")
-    st.dataframe(views.ablation_frame(report))
+    st.dataframe(svc.views.ablation_frame(report))
     st.download_button("Report (JSON)", json.dumps(report.to_json(), default=str), file_name="eval_report.json")
 
     st.subheader("Charts")
-    st.pyplot(charts.quality_chart(report))
-    st.pyplot(charts.latency_chart(report))
+    st.pyplot(svc.charts.quality_chart(report))
+    st.pyplot(svc.charts.latency_chart(report))
 
     st.subheader("Breakdowns")
     b1, b2 = st.columns(2)
     metric = b1.selectbox("Metric", ["hit@k", "mrr", "context_recall@k", "contamination@k", "release_correct",
                                      "intent_correct", "knowledge_correct", "must_contain"])
     by = b2.radio("By", ["by_kind", "by_intent"], horizontal=True, format_func=lambda s: s.replace("_", " "))
-    frame = views.breakdown_frame(report, by, metric)
+    frame = svc.views.breakdown_frame(report, by, metric)
     st.dataframe(frame) if not frame.empty else st.caption("No question of this set has that metric.")
 
     chosen = st.selectbox("Preset", list(report.presets))
-    conf = views.confusion_frame(report, chosen)
+    conf = svc.views.confusion_frame(report, chosen)
     if not conf.empty:
         st.caption("Intent confusion (rows: expected, columns: predicted)")
         st.dataframe(conf)
 
     st.subheader("Worst questions")
-    table, worst = views.worst_frame(report, chosen)
+    table, worst = svc.views.worst_frame(report, chosen)
     st.dataframe(table, hide_index=True)
     for r in worst:
         with st.expander(f"{r['id']} · {r['question'][:80]}"):

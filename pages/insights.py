@@ -3,7 +3,7 @@ release (the documentation to write), and thumbs-up answers exported as a golden
 
 import streamlit as st
 
-from assistant import app_services as svc
+from assistant import app as svc
 
 db = svc.get_services().db
 VOTES = ["#2e7d32", "#c62828"]  # thumbs up, thumbs down

@@ -3,8 +3,7 @@ order, delete and re-index."""
 
 import streamlit as st
 
-from assistant import app_services as svc
-from assistant.library import LibraryError
+from assistant import app as svc
 
 services = svc.get_services()
 st.title("Library")
@@ -52,7 +51,7 @@ with manage:
             try:
                 services.delete_release(product, release)
                 st.rerun()
-            except LibraryError as exc:
+            except svc.LibraryError as exc:
                 st.error(str(exc))
 
 with rename, st.form("rename"):
@@ -63,5 +62,5 @@ with rename, st.form("rename"):
         try:
             services.rename_product(product, new)
             st.rerun()
-        except LibraryError as exc:
+        except svc.LibraryError as exc:
             st.error(str(exc))

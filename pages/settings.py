@@ -3,9 +3,7 @@ retrieval parameters; secrets go to the OS keyring, everything else to data/sett
 
 import streamlit as st
 
-from assistant import app_services as svc
-from assistant.presets import PRESETS
-from assistant.secrets import KeyringUnavailable
+from assistant import app as svc
 
 services = svc.get_services()
 s, fixed, state = services.settings, svc.env_fixed(), st.session_state
@@ -39,7 +37,7 @@ with st.form("settings"):
     for line in svc.model_status(s):
         st.caption(svc.md_escape(line))
     st.markdown("**Retrieval**")
-    preset = st.selectbox("Default preset", list(PRESETS), index=list(PRESETS).index(s.preset),
+    preset = st.selectbox("Default preset", list(svc.PRESETS), index=list(svc.PRESETS).index(s.preset),
                           disabled="preset" in fixed)
     top_k = st.number_input("Sources per answer", 1, 20, int(s.top_k), disabled="top_k" in fixed)
     if st.form_submit_button("Save settings", type="primary"):
@@ -79,7 +77,7 @@ with st.form("secret"):
             svc.store_secret(name, token)
             services.refresh(svc.save_settings(s.data_dir, {"ollama_token_name": name}))
             st.success(f"Stored in the keyring as '{name}'.")
-        except KeyringUnavailable as exc:
+        except svc.KeyringUnavailable as exc:
             st.error(exc.message)
         except ValueError as exc:
             st.error(str(exc))

@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from assistant import app_services as svc
-from assistant.library import LibraryError
+from assistant import app as svc
 
 NEW = "New…"
 
@@ -42,7 +41,7 @@ def _upload(services: svc.Services, catalogue: dict[str, list[str]]) -> None:
             state.upload_report = services.add_uploads(product, release, [(f.name, f.getvalue()) for f in files])
             state.upload_round += 1
             st.rerun()
-        except LibraryError as exc:
+        except svc.LibraryError as exc:
             st.error(str(exc))
     if last is not None:
         if last.saved:

@@ -11,14 +11,14 @@ from pathlib import Path
 import keyring
 import pytest
 from keyring.backends import fail
+from memory_keyring import MemoryKeyring
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
-from memory_keyring import MemoryKeyring
-from assistant import app_services as svc
+from assistant import app as svc
+from assistant.app.db import AppDB
 from assistant.components import build_indexer
 from assistant.settings import Settings
-from assistant.store_db import AppDB
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 RUN_TIMEOUT = 300  # the first question builds the pipeline (intent examples, glossary) on two cores

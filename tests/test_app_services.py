@@ -8,9 +8,9 @@ import zipfile
 
 import pytest
 
-from assistant import app_services as svc
-from assistant.library import Library
-from assistant.store_db import AppDB
+from assistant import app as svc
+from assistant.app.db import AppDB
+from assistant.library.catalogue import Library
 
 
 def _zip(members: dict[str, bytes], symlinks: dict[str, str] | None = None) -> bytes:

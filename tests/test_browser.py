@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.store_db import AppDB
+from assistant.app.db import AppDB
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"

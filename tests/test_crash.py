@@ -186,9 +186,9 @@ def final_sync(data: Path) -> list[dict]:
 def index_state(data_dir: str, markers: list[str]) -> dict:
     """What the index holds, per release (run in a fresh process by `check_index`)."""
     from assistant.components import build_indexer
-    from assistant.lexical import BM25Index
+    from assistant.library.lexical import BM25Index
+    from assistant.library.store import ReleaseStore
     from assistant.settings import Settings
-    from assistant.store import ReleaseStore
 
     indexer = build_indexer(Settings(data_dir=Path(data_dir), models_dir=PROJECT_ROOT / "models"))
     out = {}

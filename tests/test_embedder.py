@@ -8,11 +8,12 @@ import time
 
 import numpy as np
 import pytest
+from conftest import run_in_threads
 from pydantic import ValidationError
 
-from assistant.components import cpu_has_native_bf16, get_embedder, resolve_precision
+from assistant.backends.embedder import cpu_has_native_bf16, resolve_precision
+from assistant.components import get_embedder
 from assistant.settings import PROJECT_ROOT, Settings
-from conftest import run_in_threads
 
 ZEN4 = """processor\t: 0
 vendor_id\t: AuthenticAMD
@@ -74,8 +75,13 @@ def test_search_chunks_fit_the_model_even_under_a_very_long_heading():
     """A heading of ~150 word pieces (the AWS guides have some) is shortened to MAX_PREFIX_TOKENS with "…", and runs
     without spaces are cut by tokens: every search chunk, prefix included, stays within the 200-word-piece budget and
     so within the model's 256, and no text is lost."""
-    from assistant.chunking import MAX_PREFIX_TOKENS, DualChunkParser, embed_text, section_documents
-    from assistant.documents import ParsedDocument, Section
+    from assistant.library.chunking import (
+        MAX_PREFIX_TOKENS,
+        DualChunkParser,
+        embed_text,
+        section_documents,
+    )
+    from assistant.library.documents import ParsedDocument, Section
 
     embedder = get_embedder(Settings(models_dir=PROJECT_ROOT / "models"))
     heading = " ".join(f"aws_resource_{i}.property_name_{i}" for i in range(12))  # identifiers: many word pieces

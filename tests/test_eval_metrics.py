@@ -8,13 +8,32 @@ import pytest
 from assistant.evaluation.dataset import EvalItem, Gold, item_from_row, load_text
 from assistant.evaluation.golden import items_from_feedback
 from assistant.evaluation.judge import (
-    combine, parse_preferences, score_correctness, score_faithfulness, score_intent_criteria, win_tie_loss,
+    combine,
+    parse_preferences,
+    score_correctness,
+    score_faithfulness,
+    score_intent_criteria,
+    win_tie_loss,
 )
 from assistant.evaluation.matching import Retrieved, file_matches, page_matches
 from assistant.evaluation.metrics import (
-    accuracy, answer_in_context_recall, confusion_matrix, contains_term, contamination, cosine, declined_scores,
-    first_hit_rank, gold_recall_at_k, hit_at_k, latency_summary, must_contain_score, percentile,
-    precision_recall_f1, reciprocal_rank, release_routing_correct, usage_summary,
+    accuracy,
+    answer_in_context_recall,
+    confusion_matrix,
+    contains_term,
+    contamination,
+    cosine,
+    declined_scores,
+    first_hit_rank,
+    gold_recall_at_k,
+    hit_at_k,
+    latency_summary,
+    must_contain_score,
+    percentile,
+    precision_recall_f1,
+    reciprocal_rank,
+    release_routing_correct,
+    usage_summary,
 )
 from assistant.evaluation.scoring import score_question
 from assistant.evaluation.synthetic import SampledChunk, parse_question, sample_chunks

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant import cli_eval
+from assistant.backends.chat import FakeChat
+from assistant.cli import evaluate as cli_eval
 from assistant.components import build_intent_classifier, build_pipeline
 from assistant.evaluation import EvalConfig, EvalItem, Gold, load_dataset, run_eval
 from assistant.evaluation.dataset import Dataset
-from assistant.llm import FakeChat
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev"
 RELEASE_IDS = ("rel-008", "rel-016", "rel-018", "rel-048", "rel-062", "rel-065")

@@ -13,15 +13,15 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from assistant.chunking import search_chunk_id
-from assistant.components import build_indexer
-from assistant.lexical import BM25Index
-from assistant.readers import SUPPORTED_SUFFIXES
-from assistant.settings import PROJECT_ROOT, Settings
-from assistant.store import ReleaseStore
 from conftest import ETCD_CORPUS
 from hostile_files import FAILED, OK, SKIPPED, make_hostile_corpus
+
+from assistant.components import build_indexer
+from assistant.library.chunking import search_chunk_id
+from assistant.library.lexical import BM25Index
+from assistant.library.readers import SUPPORTED_SUFFIXES
+from assistant.library.store import ReleaseStore
+from assistant.settings import PROJECT_ROOT, Settings
 
 ETCD35 = ETCD_CORPUS / "v3.5"
 REPORT_KEYS = {"product", "release", "files_indexed", "files_unchanged", "files_removed", "files_failed",
@@ -296,7 +296,7 @@ def test_a_changed_recipe_reindexes_every_file_once(tmp_path, caplog, monkeypatc
 
     smaller = build_indexer(Settings(data_dir=settings.data_dir, models_dir=settings.models_dir, search_chunk_tokens=60))
     assert smaller.recipe != indexer.recipe and "search60" in smaller.recipe
-    with caplog.at_level("WARNING", logger="assistant.ingest"):
+    with caplog.at_level("WARNING", logger="assistant.library.ingest"):
         [redo] = smaller.sync()
     assert "4 files were indexed with another recipe" in caplog.text
     assert (redo.files_indexed, redo.files_unchanged, len(redo.files_failed)) == (3, 0, 1)
@@ -314,7 +314,7 @@ def test_a_changed_recipe_reindexes_every_file_once(tmp_path, caplog, monkeypatc
     assert (one.files_indexed, one.files_unchanged) == (1, 3)
 
     # A reader upgrade (READER_VERSION bumped) redoes everything, with no setting changed.
-    monkeypatch.setattr("assistant.ingest.READER_VERSION", 999)
+    monkeypatch.setattr("assistant.library.recipe.READER_VERSION", 999)
     upgraded = build_indexer(Settings(data_dir=settings.data_dir, models_dir=settings.models_dir, search_chunk_tokens=60))
     assert "reader999" in upgraded.recipe
     [redo] = upgraded.sync()
@@ -323,7 +323,7 @@ def test_a_changed_recipe_reindexes_every_file_once(tmp_path, caplog, monkeypatc
 
 
 def test_model_fingerprint_follows_content_not_location(tmp_path):
-    from assistant.ingest import model_fingerprint
+    from assistant.library.recipe import model_fingerprint
 
     def model(folder: Path, weights: bytes) -> Path:
         folder.mkdir(parents=True)
@@ -342,7 +342,7 @@ def test_model_fingerprint_follows_content_not_location(tmp_path):
 def test_a_manifest_from_before_recipes_gains_the_column(tmp_path):
     import sqlite3
 
-    from assistant.manifest import Manifest
+    from assistant.library.manifest import Manifest
 
     path = tmp_path / "manifest.sqlite"
     old = sqlite3.connect(path)
@@ -417,7 +417,7 @@ def test_another_embedding_model_rebuilds_the_collection_crash_safely(tmp_path, 
 
 
 def test_saving_another_embedding_model_in_the_app_starts_the_reindex(tmp_path, minilm_128):
-    from assistant import app_services as svc
+    from assistant import app as svc
 
     settings = make_settings(tmp_path)
     services = svc.Services(settings)

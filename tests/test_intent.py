@@ -12,7 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.intent import INTENTS, IntentClassifier, IntentExample, IntentResult, load_seed_examples
+from assistant.answering.intent import (
+    INTENTS,
+    IntentClassifier,
+    IntentExample,
+    IntentResult,
+    load_seed_examples,
+)
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev" / "intents.jsonl"
 

@@ -8,20 +8,19 @@ import keyring
 import keyring.errors
 import pytest
 from keyring.backends import chainer, fail
-
 from memory_keyring import MemoryKeyring
+
 from assistant import secrets
-from assistant.llm import (
+from assistant.backends.chat import (
     ChatModel,
     FakeChat,
     LLMError,
-    OllamaChat,
-    PullProgress,
     Usage,
-    build_chat_model,
     parse_json_reply,
 )
-from assistant.llm_embedded import EmbeddedChat, _StopFilter, finalize_text
+from assistant.backends.embedded_llm import EmbeddedChat, _StopFilter, finalize_text
+from assistant.backends.ollama import OllamaChat, PullProgress
+from assistant.components import build_chat_model
 from assistant.settings import Settings
 
 QUESTION = [{"role": "user", "content": "What is etcd?"}]

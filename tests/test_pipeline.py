@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from assistant.answering.presets import PRESETS
+from assistant.backends.chat import FakeChat, LLMError
 from assistant.components import build_intent_classifier, build_pipeline
-from assistant.llm import FakeChat, LLMError
-from assistant.presets import PRESETS
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.query_check import MAX_QUERY_CHARS, QueryCheck, check_query
+from assistant.answering.query_check import MAX_QUERY_CHARS, QueryCheck, check_query
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 DEV = SHARED / "eval" / "dev"

@@ -7,12 +7,20 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hostile_files import (
+    FAILED,
+    OK,
+    SKIPPED,
+    encrypt_pdf,
+    make_hostile_corpus,
+    make_pdf,
+    png_bytes,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.documents import ParsedDocument, ReadFailure, SkipFile
-from assistant.readers import MAX_LINE_BYTES, SUPPORTED_SUFFIXES, read_document
-from hostile_files import FAILED, OK, SKIPPED, encrypt_pdf, make_hostile_corpus, make_pdf, png_bytes
+from assistant.library.documents import ParsedDocument, ReadFailure, SkipFile
+from assistant.library.readers import MAX_LINE_BYTES, SUPPORTED_SUFFIXES, read_document
 
 ETCD = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "etcd" / "v3.5"
 

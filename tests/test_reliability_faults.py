@@ -19,16 +19,21 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from assistant.components import (StoreLocked, build_indexer, build_intent_classifier, build_pipeline,
-                                  get_qdrant_client)
-from assistant.lexical import BM25Index
-from assistant.manifest import ContextRow, Manifest
-from assistant.llm import OllamaChat
-from assistant.settings import PROJECT_ROOT, Settings
-from assistant.store import ReleaseStore
-from assistant.store_db import AppDB
 from conftest import ETCD_CORPUS, run_in_threads
+
+from assistant.app.db import AppDB
+from assistant.backends.ollama import OllamaChat
+from assistant.components import (
+    StoreLocked,
+    build_indexer,
+    build_intent_classifier,
+    build_pipeline,
+    get_qdrant_client,
+)
+from assistant.library.lexical import BM25Index
+from assistant.library.manifest import ContextRow, Manifest
+from assistant.library.store import ReleaseStore
+from assistant.settings import PROJECT_ROOT, Settings
 
 QUESTION = "How do I take a snapshot backup of etcd v3.5?"
 MODEL = "llama3.1:8b"
@@ -142,7 +147,7 @@ sys.stdin.readline()
 
 
 def test_second_app_instance_gets_a_clear_error_and_works_once_the_first_is_gone(tmp_path):
-    from assistant import app_services as svc
+    from assistant import app as svc
 
     data = tmp_path / "data"
     _copy(data / "library" / "etcd" / "v3.5", SMALL_PAGES[:1])
@@ -256,7 +261,7 @@ def test_real_write_failure_in_a_cli_sync_is_a_clear_error_and_a_later_sync_comp
 WRITER = """
 import sys
 from pathlib import Path
-from assistant.store_db import AppDB
+from assistant.app.db import AppDB
 db = AppDB(Path(sys.argv[1]))
 for i in range(int(sys.argv[3])):
     db.add_feedback(i % 2, {"question": f"{sys.argv[2]}-{i}", "answer": "a" * 2000})
@@ -394,7 +399,7 @@ def test_a_release_dropped_between_the_size_check_and_the_query_finds_nothing(tm
 def test_the_app_answers_and_redraws_while_a_sync_rewrites_the_same_release(tmp_path):
     """Through the app's services, as a user would: questions in one thread and Library page redraws in another,
     while a background sync re-indexes the release being asked about and adds another."""
-    from assistant import app_services as svc
+    from assistant import app as svc
 
     settings = Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models")
     services = svc.Services(settings)

@@ -20,14 +20,16 @@ import zlib
 from pathlib import Path
 
 import pytest
+from conftest import ETCD_CORPUS
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from assistant import ingest, readers
-from assistant.documents import ReadFailure
-from assistant.readers import read_document
+from assistant.library import ingest, readers
+from assistant.library.documents import ReadFailure
+from assistant.library.readers import html as html_reader
+from assistant.library.readers import pdf as pdf_reader
+from assistant.library.readers import read_document
 from assistant.settings import PROJECT_ROOT, Settings
-from conftest import ETCD_CORPUS
 
 GOOD_PAGES = ["tutorials/how-to-create-lease.md", "tutorials/reading-from-etcd.md"]
 SECRET = "qx7zeta-outside-secret"  # lives only outside the library: must never reach the index
@@ -205,7 +207,7 @@ def age(paths: list[Path]) -> None:
 # -- the test ----------------------------------------------------------------------------------------------------------
 def test_hostile_sync_reports_each_file_indexes_the_rest_and_stays_in_bounds(tmp_path):
     from assistant.components import build_indexer
-    from assistant.lexical import BM25Index
+    from assistant.library.lexical import BM25Index
 
     data = tmp_path / "data"
     folder = data / "library" / "demo" / "1.0"
@@ -262,7 +264,7 @@ def test_hostile_sync_reports_each_file_indexes_the_rest_and_stays_in_bounds(tmp
 # -- the caps, one at a time (cheap files, default caps) -----------------------------------------------------------
 def test_pdf_text_budget_stops_a_shared_stream_inflating_to_gigabytes(tmp_path, monkeypatch):
     # 2,000 pages sharing one 30 KB stream would extract 400 million characters; the budget stops it early.
-    monkeypatch.setattr(readers, "MAX_PDF_TEXT_CHARS", 1_000_000)
+    monkeypatch.setattr(pdf_reader, "MAX_PDF_TEXT_CHARS", 1_000_000)
     path = tmp_path / "inflating.pdf"
     path.write_bytes(shared_page_pdf(2000, text_ops(2000), compress=True))
     assert path.stat().st_size < 50_000
@@ -273,7 +275,7 @@ def test_pdf_text_budget_stops_a_shared_stream_inflating_to_gigabytes(tmp_path, 
 
 
 def test_pdf_content_budget_per_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(readers, "MAX_PDF_CONTENT_BYTES", 1_000_000)
+    monkeypatch.setattr(pdf_reader, "MAX_PDF_CONTENT_BYTES", 1_000_000)
     path = tmp_path / "drawing.pdf"
     path.write_bytes(shared_page_pdf(50, text_ops(2000), compress=True))  # ~200 KB of content per page
     with pytest.raises(ReadFailure, match="too much drawing content to read \\(limit 1 MB per file"):
@@ -296,7 +298,7 @@ def test_a_file_over_the_chunk_cap_fails_alone_and_the_rest_is_indexed(tmp_path,
 
 
 def test_upload_of_zip_bomb_and_zip_slip_then_sync_keeps_everything_inside_the_release(tmp_path):
-    from assistant import app_services as svc
+    from assistant import app as svc
 
     data = tmp_path / "data"
     services = svc.Services(Settings(data_dir=data, models_dir=PROJECT_ROOT / "models", llm_backend="none"))
@@ -338,7 +340,7 @@ def test_files_at_every_cap_stay_within_the_memory_bound(tmp_path):
     (folder / "good.md").write_bytes((ETCD_CORPUS / "v3.5" / GOOD_PAGES[0]).read_bytes())
     baseline, baseline_rss, _ = run_sync(data)
 
-    tags = readers.MAX_HTML_TAGS // 2 - 100  # two tags per line
+    tags = html_reader.MAX_HTML_TAGS // 2 - 100  # two tags per line
     (folder / "tags_at_cap.html").write_bytes(b"<html><body>" + b"".join(
         b"w%d <b>x</b>\n" % i for i in range(tags)) + b"</body></html>")
     (folder / "lines_at_cap.md").write_bytes(b"# Lines\n\n" + b"".join(
@@ -349,9 +351,9 @@ def test_files_at_every_cap_stay_within_the_memory_bound(tmp_path):
     # Two lines per page, the same on every page: read in full, then stripped as running headers (no text, no
     # embedding), so only the reading is measured.
     (folder / "pages_at_cap.pdf").write_bytes(shared_page_pdf(
-        readers.MAX_PDF_PAGES - 1, b"BT /F1 12 Tf 14 TL 72 720 Td (Header line) Tj T* (Footer line) Tj ET"))
+        pdf_reader.MAX_PDF_PAGES - 1, b"BT /F1 12 Tf 14 TL 72 720 Td (Header line) Tj T* (Footer line) Tj ET"))
     (folder / "drawing_at_cap.pdf").write_bytes(shared_page_pdf(
-        1, b"0 0 m 1 1 l S\n" * ((readers.MAX_PDF_PAGE_CONTENT_BYTES - 1000) // 14), compress=True))
+        1, b"0 0 m 1 1 l S\n" * ((pdf_reader.MAX_PDF_PAGE_CONTENT_BYTES - 1000) // 14), compress=True))
     (folder / "text_budget.pdf").write_bytes(shared_page_pdf(2000, text_ops(2000), compress=True))
 
     report, rss, seconds = run_sync(data)

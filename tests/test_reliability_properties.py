@@ -12,11 +12,17 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant import citations as cite
-from assistant.chunking import MAX_PREFIX_TOKENS, DualChunkParser, embed_prefix, embed_text, section_documents
-from assistant.documents import ParsedDocument, Section
-from assistant.lexical import BM25Index
-from assistant.versions import normalise_release
+from assistant.answering import citations as cite
+from assistant.library.chunking import (
+    MAX_PREFIX_TOKENS,
+    DualChunkParser,
+    embed_prefix,
+    embed_text,
+    section_documents,
+)
+from assistant.library.documents import ParsedDocument, Section
+from assistant.library.lexical import BM25Index
+from assistant.library.versions import normalise_release
 
 
 def words(texts: list[str]) -> list[int]:

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.routing import ProductInfo, detect, strip_release_mentions
+from assistant.answering.routing import ProductInfo, detect, strip_release_mentions
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev"
 

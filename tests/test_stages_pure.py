@@ -2,15 +2,34 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from assistant import citations as cite
-from assistant.fusion import lost_in_the_middle, margin_filter, mmr, rrf, weighted_average
-from assistant.glossary import expand, mine_glossary
-from assistant.knowledge import decide, degraded_answer, identifiers, term_present, KnowledgeVerdict
-from assistant.lexical import BM25Index, tokenize
-from assistant.reduce import extract
-from assistant.rewrite import condense_rules, expand_rules, filtered, is_follow_up, rewrite
+from assistant.answering import citations as cite
+from assistant.answering.fusion import (
+    lost_in_the_middle,
+    margin_filter,
+    mmr,
+    rrf,
+    weighted_average,
+)
+from assistant.answering.glossary import expand, mine_glossary
+from assistant.answering.knowledge import (
+    KnowledgeVerdict,
+    decide,
+    degraded_answer,
+    identifiers,
+    term_present,
+)
+from assistant.answering.reduce import extract
+from assistant.answering.rewrite import (
+    condense_rules,
+    expand_rules,
+    filtered,
+    is_follow_up,
+    rewrite,
+)
+from assistant.library.lexical import BM25Index, tokenize
 
 
 def test_tokenizer_keeps_identifiers_whole_and_split():

@@ -4,7 +4,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assistant.versions import newest, normalise_release, release_sort_key, sort_releases
+from assistant.library.versions import (
+    newest,
+    normalise_release,
+    release_sort_key,
+    sort_releases,
+)
 
 ETCD = ["v3.4", "v3.5", "v3.6"]
 PROM = ["v2.45.0", "v2.53.0", "v3.5.0"]

@@ -108,3 +108,8 @@ def headline(preset_report: dict) -> dict[str, float | None]:
     out["llm_calls_per_question"] = cost["llm_calls_per_question"]
     out["tokens_per_question"] = cost["tokens_per_question"]
     return out
+
+
+def label(metric: str, k: int) -> str:
+    """A metric's name for a table or chart, with its k filled in (`hit@k` at k = 3 is `hit@3`)."""
+    return metric.replace("@k", f"@{k}")

@@ -9,8 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from assistant.evaluation.aggregate import headline  # noqa: E402
-from assistant.evaluation.report import label  # noqa: E402
+from assistant.evaluation.aggregate import headline, label  # noqa: E402
 
 QUALITY = ("hit@k", "mrr", "context_recall@k", "contamination@k", "release_correct", "intent_accuracy",
            "knowledge_missing_f1", "must_contain", "judge_correctness")

@@ -5,17 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assistant.evaluation.aggregate import headline
+from assistant.evaluation.aggregate import headline, label
 from assistant.evaluation.runner import EvalReport
 
 _PERCENT = {"hit@k", "mrr", "page_hit@k", "context_recall@k", "contamination@k", "release_correct",
             "release_correct_named", "knowledge_correct", "must_contain", "answer_similarity", "judge_correctness",
             "judge_faithfulness", "judge_intent_criteria", "intent_accuracy", "declined_precision", "declined_recall",
             "knowledge_missing_f1"}
-
-
-def label(metric: str, k: int) -> str:
-    return metric.replace("@k", f"@{k}")
 
 
 def fmt(metric: str, value) -> str:

@@ -9,16 +9,21 @@ import traceback
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from assistant.answering.presets import get_preset
+from assistant.backends.chat import ChatModel
 from assistant.evaluation.aggregate import aggregate, pairwise_summary
 from assistant.evaluation.dataset import DECLINED, Dataset, EvalItem
 from assistant.evaluation.judge import (
-    CorrectnessInput, FaithfulnessInput, PairwiseInput, judge_correctness, judge_faithfulness,
-    judge_intent_criteria, judge_pair,
+    CorrectnessInput,
+    FaithfulnessInput,
+    PairwiseInput,
+    judge_correctness,
+    judge_faithfulness,
+    judge_intent_criteria,
+    judge_pair,
 )
 from assistant.evaluation.matching import Retrieved
 from assistant.evaluation.scoring import quality, score_question
-from assistant.llm import ChatModel
-from assistant.presets import get_preset
 
 Progress = Callable[[str, int, int, EvalItem], None]  # preset, done, total, item
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from assistant.backends.chat import ChatModel
 from assistant.evaluation.dataset import EvalItem, Gold
 from assistant.evaluation.judge.base import Example, JudgePrompt, ask_judge
-from assistant.llm import ChatModel
 
 MIN_WORDS = 30  # shorter chunks are headings and link lists that no one asks about
 

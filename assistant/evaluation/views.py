@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from assistant.evaluation.aggregate import headline
+from assistant.evaluation.aggregate import headline, label
 from assistant.evaluation.dataset import Dataset, load_dataset, load_text
 from assistant.evaluation.golden import items_from_feedback
-from assistant.evaluation.report import breakdown_rows, label, table_rows
+from assistant.evaluation.report import breakdown_rows, table_rows
 from assistant.evaluation.runner import EvalConfig, EvalReport, run_eval
 
 

@@ -2,11 +2,28 @@
 pairwise coverage/specificity (iKnow). Each has a prompt object, a validated JSON verdict and a pure score."""
 
 from assistant.evaluation.judge.base import JudgePrompt, JudgeScore
-from assistant.evaluation.judge.correctness import CorrectnessInput, judge_correctness, score_correctness
-from assistant.evaluation.judge.faithfulness import FaithfulnessInput, judge_faithfulness, score_faithfulness
-from assistant.evaluation.judge.intent_criteria import CRITERIA, judge_intent_criteria, score_intent_criteria
+from assistant.evaluation.judge.correctness import (
+    CorrectnessInput,
+    judge_correctness,
+    score_correctness,
+)
+from assistant.evaluation.judge.faithfulness import (
+    FaithfulnessInput,
+    judge_faithfulness,
+    score_faithfulness,
+)
+from assistant.evaluation.judge.intent_criteria import (
+    CRITERIA,
+    judge_intent_criteria,
+    score_intent_criteria,
+)
 from assistant.evaluation.judge.pairwise import (
-    PairwiseInput, PairwiseResult, combine, judge_pair, parse_preferences, win_tie_loss,
+    PairwiseInput,
+    PairwiseResult,
+    combine,
+    judge_pair,
+    parse_preferences,
+    win_tie_loss,
 )
 
 __all__ = [

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.llm import ChatModel, LLMError, parse_json_reply
+from assistant.backends.chat import ChatModel, LLMError, parse_json_reply
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assistant.backends.chat import ChatModel
 from assistant.evaluation.judge.base import Example, JudgePrompt, JudgeScore, judged
-from assistant.llm import ChatModel
 
 LABELS = {"correct": 1.0, "partially_correct": 0.5, "incorrect": 0.0}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assistant.backends.chat import ChatModel
 from assistant.evaluation.judge.base import JudgePrompt, JudgeScore, judged
-from assistant.llm import ChatModel
 
 
 @dataclass(frozen=True)

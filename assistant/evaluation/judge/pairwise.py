@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.backends.chat import ChatModel
 from assistant.evaluation.judge.base import JudgePrompt, ask_judge
-from assistant.llm import ChatModel
 
 CRITERIA = ("coverage", "specificity")
 _CHOICES = {"a": "A", "b": "B", "tie": "tie", "answer a": "A", "answer b": "B", "equal": "tie", "none": "tie"}

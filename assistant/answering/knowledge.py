@@ -1,0 +1,98 @@
+"""Knowledge check (stage 8, iKnow): is the retrieved context enough to answer?
+
+Two calibrated signals, then the LLM's verdict where a preset asks for it:
+- literal coverage: identifiers in the question (flags, snake_case keys, dotted settings) that appear nowhere in
+  the target release's documents mean that release does not document them, whatever the vectors say;
+- relevance: the best candidate's relevance (cross-encoder score when reranked, else dense cosine) under a
+  threshold means nothing retrieved is about the question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from assistant.backends.chat import ChatModel, ask_json
+from assistant.library.lexical import tokenize
+
+# `--log-format`, `query_offset`, `storage.tsdb.retention`, `--auto-gomemlimit.ratio`, and anything in backticks.
+_IDENT = re.compile(r"`([^`]{2,60})`|(?<![\w-])(--[a-z0-9][\w.\-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+)", re.I)
+
+
+@dataclass
+class KnowledgeVerdict:
+    missing: bool
+    reason: str
+    relevance: float
+    absent_terms: list[str] = field(default_factory=list)
+    other_releases: list[str] = field(default_factory=list)
+    suggestion: str | None = None
+    llm_verdict: bool | None = None
+
+
+def identifiers(question: str) -> list[str]:
+    out = []
+    for quoted, ident in _IDENT.findall(question):
+        term = (quoted or ident).strip().rstrip(".?,:;")
+        if term and term.lower() not in {t.lower() for t in out}:
+            out.append(term)
+    return out
+
+
+def term_present(term: str, vocab: dict[str, int] | set[str]) -> bool:
+    """A term is documented when every whole token of it is in the release's BM25 vocabulary."""
+    toks = tokenize(term)
+    whole = [t for t in toks if t == term.lower().strip("-`.") or not re.search(r"[\-_./]", t)]
+    check = whole or toks
+    return bool(check) and all(t in vocab for t in check)
+
+
+def decide(relevance: float, absent: list[str], threshold: float) -> tuple[bool, str]:
+    """The pure decision, tested on its own."""
+    if absent:
+        return True, "not mentioned in this release's documents: " + ", ".join(absent)
+    if relevance < threshold:
+        return True, f"no retrieved passage is relevant enough (best {relevance:.2f} < {threshold:.2f})"
+    return False, "retrieved passages cover the question"
+
+
+def check(question: str, *, relevance: float, threshold: float, release_vocab: dict[str, int] | None,
+          other_vocabs: dict[str, dict[str, int]], suggestion: str | None,
+          llm: ChatModel | None = None, context: list[str] | None = None) -> KnowledgeVerdict:
+    terms = identifiers(question)
+    absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)]
+    missing, reason = decide(relevance, absent, threshold)
+    others = sorted(r for r, vocab in other_vocabs.items() if absent and all(term_present(t, vocab) for t in absent))
+    verdict = KnowledgeVerdict(missing, reason, relevance, absent, others, suggestion if missing else None)
+    if llm is not None and not missing and context:
+        verdict.llm_verdict = llm_says_answerable(question, context, llm)
+        if verdict.llm_verdict is False:
+            verdict.missing, verdict.reason, verdict.suggestion = True, "the language model found no answer in the context", suggestion
+    return verdict
+
+
+def llm_says_answerable(question: str, context: list[str], llm: ChatModel) -> bool | None:
+    numbered = "\n\n".join(f"[{i}] {c[:800]}" for i, c in enumerate(context[:4], 1))
+    reply = ask_json(llm, "Decide whether the passages contain the answer to the question. "
+                          "Reply with JSON: {\"answerable\": true} or {\"answerable\": false}.",
+                     f"Passages:\n{numbered}\n\nQuestion: {question}", max_tokens=20)
+    value = (reply or {}).get("answerable")
+    return value if isinstance(value, bool) else None
+
+
+def degraded_answer(verdict: KnowledgeVerdict, product: str, releases: list[str]) -> str:
+    """What the assistant says when the documents do not cover the question (iKnow's degraded answer)."""
+    where = f"{product} {' and '.join(releases)}".strip()
+    lines = [f"I don't know: the {where} documentation does not cover this."]
+    if verdict.absent_terms:
+        lines[0] = (f"I don't know: {', '.join(f'`{t}`' for t in verdict.absent_terms)} is not documented in {where}.")
+    if verdict.other_releases:
+        lines.append(f"It is documented in: {', '.join(verdict.other_releases)}.")
+    if verdict.suggestion:
+        lines.append(f"A question these documents can answer: \"{verdict.suggestion}\"")
+    return "\n".join(lines)
+
+
+def suggest_question(title: str, section: str, product: str, release: str) -> str:
+    topic = section.split(" > ")[-1] if section else title
+    return f"What does the {product} {release} documentation say about {topic}?"

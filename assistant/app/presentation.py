@@ -1,0 +1,38 @@
+"""Labels the pages show: escaped Markdown, source and release lines, time left."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# --------------------------------------------------------------------------------------------- presentation
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+RELEASE_SOURCES = {"named": "named in the question", "pinned": "pinned above", "history": "from the conversation",
+                   "default_newest": "newest, none named", "none": "none"}
+
+
+def md_escape(text: str) -> str:
+    """Text shown inside Markdown as itself (file names, queries, sections typed by strangers)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def source_label(s: dict) -> str:
+    where = md_escape(s["path"]) + (f" p.{s['page']}" if s.get("page") else "")
+    if s.get("section"):
+        where += f" § {md_escape(s['section'])}"
+    cited = "" if s.get("cited") else " · *also retrieved*"
+    what = f"{md_escape(s['product'])} {md_escape(s['release'])}"
+    return f"**[{s['n']}]** {what} · {where} · score {s['score']:.3f}{cited}"
+
+
+def open_label(s: dict) -> str:
+    name = Path(s["path"]).name
+    return f"Open {name} at page {s['page']}" if s.get("page") else f"Open {name}"
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "estimating…"
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
