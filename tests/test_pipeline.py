@@ -158,3 +158,24 @@ def test_ask_cli_batch_json_lines_in_order(etcd_index, tmp_path, monkeypatch, ca
     assert set(first["sources"][0]) >= {"n", "product", "release", "path", "page", "section", "score", "text", "cited"}
     assert lines[1]["releases"] == ["v3.4"]
     assert lines[2]["intent"]["label"] == "invalid"
+
+
+@pytest.mark.parametrize("name", ["naive", "default"])
+def test_an_observer_sees_each_stage_of_the_preset_start_and_end_in_order(pipeline, name):
+    events = []
+    res = pipeline.ask("How do I defragment etcd v3.5?", preset=name, search_only=True, observer=events.append)
+    started = [e.stage for e in events if e.phase == "start"]
+    assert started == list(PRESETS[name].stages)
+    assert [e.stage for e in events if e.phase == "end"] == started
+    assert all(e.ms is not None and e.ms >= 0 for e in events if e.phase == "end")
+    assert set(res.timings_ms) == set(started)
+    # Sources exist by the time retrieval ends, before generation starts (the app shows them then).
+    retrieval_end = next(e for e in events if e.stage == "retrieval" and e.phase == "end")
+    assert retrieval_end.result.candidates
+
+
+def test_a_declined_question_runs_no_stage_after_the_check(pipeline):
+    events = []
+    res = pipeline.ask("!!!", search_only=True, observer=events.append)
+    assert res.status == "invalid"
+    assert [e.stage for e in events] == ["query_check", "query_check"]

@@ -1,15 +1,15 @@
 """The answering pipeline: question + conversation -> cited answer, every intermediate value kept and timed.
 
-Stages, one module each: query_check -> routing -> intent -> rewrite -> retrieval -> rerank -> reduce ->
-knowledge -> generate -> citations. A preset (presets.py) says which run and with what parameters.
+`Pipeline.ask` reads as the papers' data flow, one line per stage; each stage method takes the question's `Turn`
+and returns it. A preset (presets.py) is the list of stages it runs and their parameters; an observer hears each
+stage start and end (the app's stage line, the CLI's progress).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
@@ -24,13 +24,9 @@ from assistant.answering.query_check import check_query
 from assistant.answering.reduce import extract, llm_select
 from assistant.answering.rerank import CrossEncoderRerank
 from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, keep_by_margin
-from assistant.answering.rewrite import (
-    RewriteResult,
-    condense_rules,
-    is_follow_up,
-    rewrite,
-)
+from assistant.answering.rewrite import condense_rules, is_follow_up, rewrite
 from assistant.answering.routing import Routing, detect, strip_release_mentions
+from assistant.answering.state import AskResult, Candidate, Observer, StageEvent, Turn
 from assistant.backends.chat import ChatModel, LLMError
 from assistant.backends.llama_adapters import LocalEmbedding
 from assistant.library.catalogue import Library
@@ -39,71 +35,7 @@ from assistant.library.recipe import embedding_model_tag
 from assistant.library.store import ReleaseStore, collection_name
 from assistant.settings import Settings
 
-
-@dataclass
-class Candidate:
-    chunk_id: str
-    context_id: str
-    release: str
-    path: str
-    section: str
-    page: int | None
-    scores: dict[str, float]
-
-
-@dataclass
-class AskResult:
-    question: str
-    preset: str
-    status: str = "ok"  # ok | invalid | out_of_scope | no_documents
-    intent: dict = field(default_factory=lambda: {"label": None, "confidence": 0.0})
-    product: str | None = None
-    releases: list[str] = field(default_factory=list)
-    release_source: str = ""
-    routing: dict = field(default_factory=dict)
-    standalone: str = ""
-    rewritten: str = ""
-    queries: list[dict] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
-    knowledge: dict = field(default_factory=dict)
-    knowledge_missing: bool = False
-    answer: str = ""
-    sources: list[cite.Source] = field(default_factory=list)
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    llm: dict = field(default_factory=lambda: {"backend": None, "model": None})
-    llm_calls: int = 0
-    notices: list[str] = field(default_factory=list)
-    incomplete: bool = False
-    search_only: bool = False
-
-    def to_json(self) -> dict:
-        return {
-            "question": self.question,
-            "preset": self.preset,
-            "status": self.status,
-            "intent": self.intent,
-            "product": self.product,
-            "releases": self.releases,
-            "release_source": self.release_source,
-            "standalone": self.standalone,
-            "rewritten": self.rewritten,
-            "queries": [q["text"] for q in self.queries],
-            "query_kinds": [q["kind"] for q in self.queries],
-            "knowledge_missing": self.knowledge_missing,
-            "knowledge": self.knowledge,
-            "answer": self.answer,
-            "sources": [
-                {"n": s.n, "product": s.product, "release": s.release, "path": s.path, "page": s.page,
-                 "section": s.section, "score": round(s.score, 4), "text": s.text, "cited": s.cited}
-                for s in self.sources
-            ],
-            "candidates": [asdict(c) for c in self.candidates],
-            "timings_ms": self.timings_ms,
-            "llm": self.llm,
-            "llm_calls": self.llm_calls,
-            "notices": self.notices,
-            "incomplete": self.incomplete,
-        }
+__all__ = ["AskResult", "Candidate", "Pipeline"]
 
 
 class Pipeline:
@@ -170,164 +102,203 @@ class Pipeline:
     # -- the pipeline ----------------------------------------------------------------------------------------------
     def ask(self, question: str, *, history: list[dict] | None = None, product: str | None = None,
             release: str | None = None, preset: str | Preset = "default", search_only: bool = False,
-            on_token: Callable[[str], None] | None = None, intent_override: str | None = None) -> AskResult:
+            on_token: Callable[[str], None] | None = None, intent_override: str | None = None,
+            observer: Observer | None = None) -> AskResult:
+        t = self._turn(question, history, product, release, preset, search_only, on_token, intent_override)
+        run = _Runner(t, observer)
+        run("query_check", self.check_question)       # iKnow: decline empty, gibberish, out-of-scope
+        run("routing", self.route)                    # QAMR: product and release(s), spellings normalised
+        run("intent", self.detect_intent)             # iKnow: prototypical intent
+        run("rewrite", self.rewrite_query)            # Ericsson/iKnow/QAMR: standalone, expanded, several queries
+        run("retrieval", self.retrieve)               # Ericsson/DECO: dense + lexical, fused, per release
+        run("rerank", self.rerank)                    # iKnow: cross-encoder, when one is installed
+        run("select", self.select)                    # DECO margin; paired releases for a comparison
+        run("knowledge", self.check_knowledge)        # iKnow/QAMR: missing-knowledge verdict
+        run("reduce", self.reduce_context)            # Ericsson/QAMR: compression, lost-in-the-middle order
+        run("generation", self.generate)              # iKnow/DECO: intent requirements, product description
+        run("citations", self.cite)                   # every [n] maps to a listed source
+        return self._finish(t)
+
+    def _turn(self, question, history, product, release, preset, search_only, on_token, intent_override) -> Turn:
         p = get_preset(preset) if isinstance(preset, str) else preset
         res = AskResult(question=question, preset=p.name, search_only=search_only or self.llm is None)
         llm = None if res.search_only else self.llm
         if llm is not None:
             res.llm = {"backend": llm.backend, "model": llm.model}
-            usage_before = llm.usage.snapshot()
-        timer = _Timer(res.timings_ms)
-        catalogue = self.library.catalogue()
+            self._usage_before = llm.usage.snapshot()
+        if intent_override:
+            res.intent = {"label": intent_override, "confidence": 1.0, "source": "user"}
+        return Turn(question=question, preset=p, result=res, history=history, pinned_product=product,
+                    pinned_release=release, llm=llm, on_token=on_token, catalogue=self.library.catalogue())
 
-        with timer("query_check"):
-            if p.query_check:
-                # A follow-up ("and max_shards?") is judged with the topic its conversation gives it.
-                checked = condense_rules(question, history) if is_follow_up(question, history) else question
-                qc = check_query(checked, embed=self.embedder.embed,
-                                 product_names=[c.display_name for c in catalogue],
-                                 vocabulary=self.library_vocabulary(catalogue) or None)
-                if qc.status != "ok":
-                    res.status = qc.status
-                    res.intent = {"label": qc.status, "confidence": 1.0}
-                    res.answer = qc.message
-                    return res
-
-        with timer("routing"):
-            routing = detect(question, catalogue, pinned_product=product, pinned_release=release, history=history)
-            res.routing = asdict(routing)
-            res.product, res.releases, res.release_source = routing.product, list(routing.releases), routing.release_source
-            if not routing.product or not routing.releases:
-                res.status = "no_documents"
-                res.answer = _routing_message(routing, catalogue)
-                res.knowledge_missing = True
-                return res
-
-        with timer("intent"):
-            if intent_override:
-                res.intent = {"label": intent_override, "confidence": 1.0, "source": "user"}
-            elif p.intent:
-                ir = self.intent.classify(question)
-                res.intent = {"label": ir.label, "confidence": round(ir.confidence, 4), "source": "model"}
-        intent_label = res.intent.get("label")
-
-        with timer("rewrite"):
-            versionless = strip_release_mentions(question, routing)
-            rw: RewriteResult = rewrite(
-                question, history=history if p.history else None, intent=intent_label, versionless=versionless,
-                glossary=self.glossary(routing.product) if p.glossary else {}, llm=llm if p.llm_rewrite else None,
-                use_history=p.history, intent_expansion=p.intent_expansion, multi_query=p.multi_query,
-                use_glossary=p.glossary,
-            )
-            res.standalone, res.rewritten = rw.standalone, rw.rewritten
-            seen: set[tuple[str, bool, bool]] = set()
-            for q in rw.queries:
-                if (q.text, q.dense, q.lexical) not in seen and (q.dense or q.lexical):
-                    seen.add((q.text, q.dense, q.lexical))
-                    res.queries.append({"kind": q.kind, "text": q.text, "dense": q.dense, "lexical": q.lexical})
-
-        with timer("retrieval"):
-            # A naive RAG searches one corpus holding every release; QAMR's per-release corpora are the routed scope.
-            scope = self.library.releases(routing.product) if p.release_scope == "all" else routing.releases
-            indexes = [self.index(routing.product, r) for r in scope]
-            retriever = HybridRetriever(indexes, self.embed_model, p.retrieval)
-            dense_q = list(dict.fromkeys(q["text"] for q in res.queries if q["dense"]))
-            lex_q = list(dict.fromkeys(q["text"] for q in res.queries if q["lexical"]))
-            found = retriever.search(lex_q, dense_queries=dense_q)
-            if found.dense_skipped:
-                res.notices.append(
-                    f"{routing.product} {', '.join(found.dense_skipped)} was indexed with another embedding model: "
-                    "searched by words only until its re-index finishes (see the Library page).")
-            contexts = self._to_contexts(found.candidates)
-            res.candidates = [
-                Candidate(n.node.node_id, n.node.metadata.get("context_id", ""), n.node.metadata["release"],
-                          n.node.metadata["path"], n.node.metadata.get("section", ""), n.node.metadata.get("page"),
-                          {k: round(float(n.node.metadata[k]), 4) for k in ("dense", "bm25", "fused") if k in n.node.metadata})
-                for n in found.candidates
-            ]
-
-        with timer("rerank"):
-            query_text = rw.standalone
-            if p.rerank and self.reranker is not None:
-                if not self.reranker.available and self.reranker.notice not in res.notices:
-                    res.notices.append(self.reranker.notice)
-                self.reranker.top_n = max(len(contexts), 1)
-                contexts = self.reranker.postprocess_nodes(contexts, QueryBundle(query_text))
-            contexts = keep_by_margin(contexts, p.retrieval.margin)
-            contexts = _balance_releases(contexts, routing.releases, p.retrieval.contexts)
-
-        with timer("knowledge"):
-            relevance = max((n.node.metadata.get("dense", 0.0) for n in contexts), default=0.0)
-            top = contexts[0].node.metadata if contexts else {}
-            suggestion = kn.suggest_question(top.get("title", ""), top.get("section", ""), routing.product,
-                                             routing.releases[0]) if contexts else None
-            if p.knowledge != "none":
-                vocab_union: dict[str, int] = {}
-                for r in routing.releases:
-                    vocab_union.update(self.vocab(routing.product, r) or {})
-                others = {r: (self.vocab(routing.product, r) or {}) for r in self.library.releases(routing.product)
-                          if r not in routing.releases}
-                verdict = kn.check(
-                    # Words only (another model's vectors): no cosine to judge by, the vocabulary check still runs.
-                    rw.standalone, relevance=relevance,
-                    threshold=float("-inf") if found.dense_skipped else p.relevance_threshold,
-                    release_vocab=vocab_union or None, other_vocabs=others, suggestion=suggestion,
-                    llm=llm if p.knowledge == "scores+llm" else None,
-                    context=[n.node.get_content() for n in contexts],
-                )
-                res.knowledge = asdict(verdict)
-                res.knowledge_missing = verdict.missing
-            else:
-                res.knowledge = {"missing": False, "reason": "knowledge check off in this preset", "relevance": relevance}
-
-        with timer("reduce"):
-            if p.reduce == "llm" and llm is not None:
-                contexts = llm_select(rw.standalone, contexts, llm)
-            texts = [n.node.get_content() for n in contexts]
-            if p.reduce in ("extractive", "llm"):
-                texts = [extract(t, rw.standalone + " " + rw.rewritten) for t in texts]
-            # Sources are numbered by rank ([1] is the strongest); only the prompt's order changes below.
-            res.sources = [
-                cite.Source(
-                    n=i, product=node.node.metadata["product"], release=node.node.metadata["release"],
-                    path=node.node.metadata["path"], page=node.node.metadata.get("page"),
-                    section=node.node.metadata.get("section") or "", title=node.node.metadata.get("title") or "",
-                    score=float(node.score or 0.0), text=text,
-                    chunk_ids=tuple(node.node.metadata.get("chunk_ids", ())), context_id=node.node.node_id,
-                )
-                for i, (node, text) in enumerate(zip(contexts, texts), start=1)
-            ]
-            prompt_sources = lost_in_the_middle(res.sources) if p.lost_in_middle else res.sources
-
-        with timer("generation"):
-            if res.knowledge_missing:
-                res.answer = kn.degraded_answer(_verdict(res.knowledge), routing.product, routing.releases)
-            elif llm is None:
-                res.answer = ""
-            else:
-                description = self.library.meta(routing.product).description if p.product_description else ""
-                messages = build_messages(
-                    question=question, rewritten=rw.rewritten, intent=intent_label if p.answer_requirements else None,
-                    product=routing.product, product_description=description, releases=routing.releases,
-                    sources=prompt_sources, history=history if p.history else None,
-                )
-                pieces: list[str] = []
-                try:
-                    for piece in stream_answer(llm, messages):
-                        pieces.append(piece)
-                        if on_token is not None:
-                            on_token(piece)
-                except LLMError as exc:
-                    res.incomplete = True
-                    res.notices.append(exc.message)
-                    pieces.append(exc.partial if exc.partial and not pieces else "")
-                res.answer = "".join(pieces).strip()
-
-        with timer("citations"):
-            res.answer, res.sources = cite.apply(res.answer, res.sources)
-        if llm is not None:
-            res.llm_calls = (llm.usage.snapshot() - usage_before).calls
+    def _finish(self, t: Turn) -> AskResult:
+        res = t.result
+        if not res.knowledge and not t.done:
+            res.knowledge = {"missing": False, "reason": "knowledge check off in this preset", "relevance": t.relevance}
+        if t.llm is not None:
+            res.llm_calls = (t.llm.usage.snapshot() - self._usage_before).calls
         return res
+
+    # -- the stages, in order ------------------------------------------------------------------------------------
+    def check_question(self, t: Turn) -> Turn:
+        # A follow-up ("and max_shards?") is judged with the topic its conversation gives it.
+        checked = condense_rules(t.question, t.history) if is_follow_up(t.question, t.history) else t.question
+        qc = check_query(checked, embed=self.embedder.embed, product_names=[c.display_name for c in t.catalogue],
+                         vocabulary=self.library_vocabulary(t.catalogue) or None)
+        if qc.status != "ok":
+            t.result.status = qc.status
+            t.result.intent = {"label": qc.status, "confidence": 1.0}
+            t.result.answer = qc.message
+            t.done = True
+        return t
+
+    def route(self, t: Turn) -> Turn:
+        res = t.result
+        routing = detect(t.question, t.catalogue, pinned_product=t.pinned_product, pinned_release=t.pinned_release,
+                         history=t.history)
+        t.routing = routing
+        res.routing = asdict(routing)
+        res.product, res.releases, res.release_source = routing.product, list(routing.releases), routing.release_source
+        if not routing.product or not routing.releases:
+            res.status = "no_documents"
+            res.answer = _routing_message(routing, t.catalogue)
+            res.knowledge_missing = True
+            t.done = True
+        return t
+
+    def detect_intent(self, t: Turn) -> Turn:
+        if t.result.intent.get("source") != "user":
+            ir = self.intent.classify(t.question)
+            t.result.intent = {"label": ir.label, "confidence": round(ir.confidence, 4), "source": "model"}
+        return t
+
+    def rewrite_query(self, t: Turn) -> Turn:
+        p, res, routing = t.preset, t.result, t.routing
+        rw = rewrite(
+            t.question, history=t.history if p.history else None, intent=res.intent.get("label"),
+            versionless=strip_release_mentions(t.question, routing),
+            glossary=self.glossary(routing.product) if p.glossary else {}, llm=t.llm if p.llm_rewrite else None,
+            use_history=p.history, intent_expansion=p.intent_expansion, multi_query=p.multi_query,
+            use_glossary=p.glossary,
+        )
+        t.rewrite = rw
+        res.standalone, res.rewritten = rw.standalone, rw.rewritten
+        seen: set[tuple[str, bool, bool]] = set()
+        for q in rw.queries:
+            if (q.text, q.dense, q.lexical) not in seen and (q.dense or q.lexical):
+                seen.add((q.text, q.dense, q.lexical))
+                res.queries.append({"kind": q.kind, "text": q.text, "dense": q.dense, "lexical": q.lexical})
+        return t
+
+    def retrieve(self, t: Turn) -> Turn:
+        p, res, routing = t.preset, t.result, t.routing
+        # A naive RAG searches one corpus holding every release; QAMR's per-release corpora are the routed scope.
+        scope = self.library.releases(routing.product) if p.release_scope == "all" else routing.releases
+        retriever = HybridRetriever([self.index(routing.product, r) for r in scope], self.embed_model, p.retrieval)
+        found = retriever.search(list(dict.fromkeys(q["text"] for q in res.queries if q["lexical"])),
+                                 dense_queries=list(dict.fromkeys(q["text"] for q in res.queries if q["dense"])))
+        if found.dense_skipped:
+            res.notices.append(
+                f"{routing.product} {', '.join(found.dense_skipped)} was indexed with another embedding model: "
+                "searched by words only until its re-index finishes (see the Library page).")
+        t.found = found
+        t.contexts = self._to_contexts(found.candidates)
+        res.candidates = [
+            Candidate(n.node.node_id, n.node.metadata.get("context_id", ""), n.node.metadata["release"],
+                      n.node.metadata["path"], n.node.metadata.get("section", ""), n.node.metadata.get("page"),
+                      {k: round(float(n.node.metadata[k]), 4) for k in ("dense", "bm25", "fused") if k in n.node.metadata})
+            for n in found.candidates
+        ]
+        return t
+
+    def rerank(self, t: Turn) -> Turn:
+        if self.reranker is not None:
+            if not self.reranker.available and self.reranker.notice not in t.result.notices:
+                t.result.notices.append(self.reranker.notice)
+            self.reranker.top_n = max(len(t.contexts), 1)
+            t.contexts = self.reranker.postprocess_nodes(t.contexts, QueryBundle(t.rewrite.standalone))
+        return t
+
+    def select(self, t: Turn) -> Turn:
+        contexts = keep_by_margin(t.contexts, t.preset.retrieval.margin)
+        t.contexts = _balance_releases(contexts, t.routing.releases, t.preset.retrieval.contexts)
+        t.relevance = max((n.node.metadata.get("dense", 0.0) for n in t.contexts), default=0.0)
+        return t
+
+    def check_knowledge(self, t: Turn) -> Turn:
+        p, routing, contexts = t.preset, t.routing, t.contexts
+        top = contexts[0].node.metadata if contexts else {}
+        suggestion = kn.suggest_question(top.get("title", ""), top.get("section", ""), routing.product,
+                                         routing.releases[0]) if contexts else None
+        vocab_union: dict[str, int] = {}
+        for r in routing.releases:
+            vocab_union.update(self.vocab(routing.product, r) or {})
+        others = {r: (self.vocab(routing.product, r) or {}) for r in self.library.releases(routing.product)
+                  if r not in routing.releases}
+        verdict = kn.check(
+            # Words only (another model's vectors): no cosine to judge by, the vocabulary check still runs.
+            t.rewrite.standalone, relevance=t.relevance,
+            threshold=float("-inf") if t.found.dense_skipped else p.relevance_threshold,
+            release_vocab=vocab_union or None, other_vocabs=others, suggestion=suggestion,
+            llm=t.llm if p.knowledge == "scores+llm" else None,
+            context=[n.node.get_content() for n in contexts],
+        )
+        t.result.knowledge = asdict(verdict)
+        t.result.knowledge_missing = verdict.missing
+        return t
+
+    def reduce_context(self, t: Turn) -> Turn:
+        p, rw = t.preset, t.rewrite
+        contexts = llm_select(rw.standalone, t.contexts, t.llm) if p.reduce == "llm" and t.llm is not None else t.contexts
+        texts = [n.node.get_content() for n in contexts]
+        if p.reduce in ("extractive", "llm"):
+            texts = [extract(text, rw.standalone + " " + rw.rewritten) for text in texts]
+        # Sources are numbered by rank ([1] is the strongest); only the prompt's order changes below.
+        t.result.sources = [
+            cite.Source(
+                n=i, product=node.node.metadata["product"], release=node.node.metadata["release"],
+                path=node.node.metadata["path"], page=node.node.metadata.get("page"),
+                section=node.node.metadata.get("section") or "", title=node.node.metadata.get("title") or "",
+                score=float(node.score or 0.0), text=text,
+                chunk_ids=tuple(node.node.metadata.get("chunk_ids", ())), context_id=node.node.node_id,
+            )
+            for i, (node, text) in enumerate(zip(contexts, texts), start=1)
+        ]
+        t.contexts = contexts
+        t.prompt_sources = lost_in_the_middle(t.result.sources) if p.lost_in_middle else t.result.sources
+        return t
+
+    def generate(self, t: Turn) -> Turn:
+        p, res, routing = t.preset, t.result, t.routing
+        if res.knowledge_missing:
+            res.answer = kn.degraded_answer(kn.KnowledgeVerdict(**res.knowledge), routing.product, routing.releases)
+            return t
+        if t.llm is None:
+            res.answer = ""
+            return t
+        description = self.library.meta(routing.product).description if p.product_description else ""
+        messages = build_messages(
+            question=t.question, rewritten=t.rewrite.rewritten,
+            intent=res.intent.get("label") if p.answer_requirements else None,
+            product=routing.product, product_description=description, releases=routing.releases,
+            sources=t.prompt_sources, history=t.history if p.history else None,
+        )
+        pieces: list[str] = []
+        try:
+            for piece in stream_answer(t.llm, messages):
+                pieces.append(piece)
+                if t.on_token is not None:
+                    t.on_token(piece)
+        except LLMError as exc:
+            res.incomplete = True
+            res.notices.append(exc.message)
+            pieces.append(exc.partial if exc.partial and not pieces else "")
+        res.answer = "".join(pieces).strip()
+        return t
+
+    def cite(self, t: Turn) -> Turn:
+        t.result.answer, t.result.sources = cite.apply(t.result.answer, t.result.sources)
+        return t
 
     def _to_contexts(self, candidates: list[NodeWithScore]) -> list[NodeWithScore]:
         """Search chunks -> their context chunks, deduplicated, keeping the best chunk's scores."""
@@ -367,10 +338,6 @@ def _balance_releases(contexts: list[NodeWithScore], releases: list[str], k: int
     return out
 
 
-def _verdict(d: dict) -> kn.KnowledgeVerdict:
-    return kn.KnowledgeVerdict(**d)
-
-
 def _routing_message(routing: Routing, catalogue) -> str:
     if not catalogue:
         return "The library is empty. Add documents for a product and release in the sidebar (or `assistant ingest`)."
@@ -384,14 +351,27 @@ def _routing_message(routing: Routing, catalogue) -> str:
     return f"No {info.display_name} release is indexed yet."
 
 
-class _Timer:
-    def __init__(self, sink: dict[str, float]) -> None:
-        self.sink = sink
+class _Runner:
+    """Runs the stages a preset lists, times each, tells the observer, and stops once a stage ends the turn."""
 
-    @contextmanager
-    def __call__(self, stage: str):
+    def __init__(self, turn: Turn, observer: Observer | None) -> None:
+        self.turn = turn
+        self.observer = observer
+        self.stages = set(turn.preset.stages)
+
+    def __call__(self, stage: str, step: Callable[[Turn], Turn]) -> None:
+        if self.turn.done or stage not in self.stages:
+            return
+        res = self.turn.result
+        self._tell(StageEvent(stage, "start", res))
         t0 = time.perf_counter()
         try:
-            yield
+            self.turn = step(self.turn)
         finally:
-            self.sink[stage] = round((time.perf_counter() - t0) * 1000, 2)
+            ms = round((time.perf_counter() - t0) * 1000, 2)
+            res.timings_ms[stage] = ms
+        self._tell(StageEvent(stage, "end", res, ms))
+
+    def _tell(self, event: StageEvent) -> None:
+        if self.observer is not None:
+            self.observer(event)

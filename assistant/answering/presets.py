@@ -32,23 +32,17 @@ class Preset:
     answer_requirements: bool = True
 
     @property
-    def stages(self) -> list[str]:
-        out = []
-        if self.query_check:
-            out.append("query_check")
-        out.append("routing")
-        if self.intent:
-            out.append("intent")
-        out.append("rewrite")
-        out.append("retrieval")
-        if self.rerank:
-            out.append("rerank")
-        if self.reduce != "none":
-            out.append(f"reduce:{self.reduce}")
-        if self.knowledge != "none":
-            out.append(f"knowledge:{self.knowledge}")
-        out += ["generation", "citations"]
-        return out
+    def stages(self) -> tuple[str, ...]:
+        """The stages this preset runs, in the pipeline's order (`Pipeline.ask` skips the others)."""
+        wanted = {"query_check": self.query_check, "intent": self.intent, "rerank": self.rerank,
+                  "knowledge": self.knowledge != "none"}
+        return tuple(s for s in STAGES if wanted.get(s, True))
+
+
+# Every stage the pipeline knows, in order; routing, rewrite, retrieval, select, reduce, generation and citations
+# run in every preset (reduce "none" still numbers the sources; generation without an LLM leaves the answer empty).
+STAGES = ("query_check", "routing", "intent", "rewrite", "retrieval", "rerank", "select", "knowledge", "reduce",
+          "generation", "citations")
 
 
 PRESETS: dict[str, Preset] = {

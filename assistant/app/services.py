@@ -98,14 +98,16 @@ class Services:
     # -- questions -----------------------------------------------------------------------------------------
     def ask(self, question: str, *, history: list[dict] | None = None, product: str | None = None,
             release: str | None = None, preset: str | None = None, search_only: bool = False,
-            on_token=None) -> dict:
-        """Answer and trace one question. Returns {"id", "trace", "trace_id"} (plain data for the session)."""
+            on_token=None, observer=None) -> dict:
+        """Answer and trace one question. Returns {"id", "trace", "trace_id"} (plain data for the session);
+        `observer` hears each stage start and end (answering.state.StageEvent)."""
         llm = None if search_only else self.llm().model
         with self._lock:
             pipeline = self.pipeline()
             pipeline.llm = llm
             res = pipeline.ask(question, history=history or None, product=product, release=release,
-                               preset=self.preset(preset), search_only=llm is None, on_token=on_token)
+                               preset=self.preset(preset), search_only=llm is None, on_token=on_token,
+                               observer=observer)
         trace = res.to_json()
         trace["history"] = list(history or [])
         trace["search_only"] = res.search_only
