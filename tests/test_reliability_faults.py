@@ -341,8 +341,8 @@ def test_manifest_shared_by_a_writer_and_readers_stays_consistent(tmp_path):
 
 
 def test_questions_during_a_sync_search_the_local_store_safely(tmp_path):
-    """A sync uploads points while the chat searches the same release. Qdrant's local mode has no lock of its own;
-    unserialised, this failed within a second ("operands could not be broadcast together")."""
+    """A sync uploads points while the chat searches the same release, with no lock between them (qdrant-client's
+    local mode, the store before, failed this within a second unserialised: "operands could not be broadcast")."""
     import numpy as np
     from llama_index.core.schema import TextNode
 
