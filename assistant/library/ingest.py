@@ -43,6 +43,7 @@ BATCH_CHUNKS = 256  # search chunks embedded per batch: big enough for full batc
 # Embedded Qdrant keeps every point in memory (~20 KB each with its payload) and one file's chunks are embedded and
 # stored together: this cap bounds one file to ~+550 MB at peak (measured) and some 3 million words (issue 6).
 MAX_FILE_CHUNKS = 15_000
+_SETTLED = ("indexed", "failed", "skipped")  # a file in one of these states is redone only when it changes
 
 
 @dataclass
@@ -83,7 +84,24 @@ class _Parsed:
     old_n: int
     search: list[TextNode]
     contexts: list[TextNode]
+    encoding: str | None = None
+    title: str | None = None
     vectors: np.ndarray | None = None  # float32 rows of `search`: a quarter of their size as lists of floats
+
+
+@dataclass
+class _SetAside:
+    """A file read but not indexed: `failed` (unreadable, corrupt, over a limit) or `skipped` (nothing to index)."""
+
+    path: str
+    digest: str
+    size: int
+    mtime_ns: int
+    old_n: int
+    reason: str
+    status: str
+    title: str | None = None
+    description: str | None = None
 
 
 def file_digest(path: Path) -> str:
@@ -169,17 +187,8 @@ class Indexer:
         base = self.library.release_dir(product, release)
         store = _LazyStore(lambda: ReleaseStore(self.client, product, release, self.embedder.dim))
 
-        on_disk: dict[str, Path] = {}
-        for path in self.library.outside_links(product, release):
-            report.files_skipped.append({"path": _printable(path.relative_to(base).as_posix()), "reason": _link_reason(path)})
-        for path in self.library.files(product, release):
-            rel = path.relative_to(base).as_posix()
-            if _printable(rel) != rel:  # undecodable bytes: no id, database or JSON can hold the name
-                report.files_skipped.append({"path": _printable(rel), "reason": "file name is not valid UTF-8 (rename it)"})
-            elif path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                report.files_skipped.append({"path": rel, "reason": _skip_reason(path)})
-            else:
-                on_disk[rel] = path
+        on_disk, skipped = self.scan(product, release)
+        report.files_skipped += skipped
 
         # Removed files (and unfinished work on files that are gone): delete their points by id.
         removed = [rel for rel in rows if rel not in on_disk]
@@ -195,16 +204,16 @@ class Indexer:
                 st = path.stat()
                 row = rows.get(rel)
                 if row and row.recipe != self.recipe:
-                    stale += row.status in ("indexed", "failed")
+                    stale += row.status in _SETTLED
                     row = None
-                if row and row.status in ("indexed", "failed") and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
+                if row and row.status in _SETTLED and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
                     self._count_unchanged(report, row, rel)
                     continue
                 digest = file_digest(path)
             except OSError as exc:
                 report.files_failed.append({"path": rel, "error": f"cannot read file: {exc.strerror or exc}"})
                 continue
-            if row and row.status in ("indexed", "failed") and row.hash == digest:
+            if row and row.status in _SETTLED and row.hash == digest:
                 self.manifest.touch_mtime(product, release, rel, st.st_mtime_ns)
                 self._count_unchanged(report, row, rel)
                 continue
@@ -224,6 +233,26 @@ class Indexer:
         report.chunks = sum(r.n_chunks for r in self.manifest.files(product, release).values() if r.status == "indexed")
         report.seconds = round(time.perf_counter() - t0, 3)
         return report
+
+    def scan(self, product: str, release: str) -> tuple[dict[str, Path], list[dict]]:
+        """The release's files to read, by relative path, and those skipped unread with their reason: links out of
+        the library, hidden names, names that are not UTF-8 and unsupported types."""
+        base = self.library.release_dir(product, release)
+        on_disk: dict[str, Path] = {}
+        skipped = [{"path": _printable(path.relative_to(base).as_posix()), "reason": _link_reason(path)}
+                   for path in self.library.outside_links(product, release)]
+        skipped += [{"path": _printable(path.relative_to(base).as_posix()),
+                     "reason": f"hidden {'folder' if path.is_dir() else 'file'} (name starts with '.')"}
+                    for path in self.library.hidden(product, release)]
+        for path in self.library.files(product, release):
+            rel = path.relative_to(base).as_posix()
+            if _printable(rel) != rel:  # undecodable bytes: no id, database or JSON can hold the name
+                skipped.append({"path": _printable(rel), "reason": "file name is not valid UTF-8 (rename it)"})
+            elif path.suffix.lower() not in SUPPORTED_SUFFIXES:
+                skipped.append({"path": rel, "reason": _skip_reason(path)})
+            else:
+                on_disk[rel] = path
+        return on_disk, skipped
 
     def rebuild_bm25(self, product: str, release: str) -> None:
         ids, texts = self.manifest.chunk_texts(product, release)
@@ -273,6 +302,8 @@ class Indexer:
         report.files_unchanged += 1
         if row.status == "failed":
             report.files_failed.append({"path": rel, "error": row.error or "could not be read"})
+        elif row.status == "skipped":
+            report.files_skipped.append({"path": rel, "reason": row.error or "nothing to index"})
 
     def _index_files(self, product, release, store: ReleaseStore, todo, rows, report: SyncReport, t0: float,
                      progress, cancel) -> None:
@@ -328,14 +359,18 @@ class Indexer:
                     if n_search > MAX_FILE_CHUNKS:
                         raise ReadFailure(f"too much text: {n_search:,} search chunks, more than the "
                                           f"{MAX_FILE_CHUNKS:,} indexed per file (split it)")
-                except (ReadFailure, SkipFile) as exc:
-                    jobs.put(("failed", rel, digest, size, mtime_ns, old_n, str(exc)))
-                    key = "files_failed" if isinstance(exc, ReadFailure) else "files_skipped"
-                    getattr(report, key).append({"path": rel, ("error" if key == "files_failed" else "reason"): str(exc)})
+                except ReadFailure as exc:
+                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, str(exc), "failed"))
+                    report.files_failed.append({"path": rel, "error": str(exc)})
+                except SkipFile as exc:  # e.g. a page of front matter only: its title and description are kept
+                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, str(exc), "skipped",
+                                       getattr(exc, "title", None) or None, getattr(exc, "description", None) or None))
+                    report.files_skipped.append({"path": rel, "reason": str(exc)})
                 else:
                     search = [n for n in nodes if n.metadata["kind"] == "search"]
                     contexts = [n for n in nodes if n.metadata["kind"] == "context"]
-                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts))
+                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts, parsed.encoding,
+                                         parsed.title))
                     report.files_indexed += 1
                     if sum(len(p.search) for p in batch) >= BATCH_CHUNKS:
                         flush()
@@ -365,12 +400,12 @@ class Indexer:
             if errors:
                 continue  # drain after a failure so the producer never blocks
             try:
-                if isinstance(job, tuple):
-                    _, rel, digest, size, mtime_ns, old_n, message = job
-                    self.manifest.mark_dirty(product, release, [(rel, digest, size, mtime_ns, old_n)])
-                    store.delete_ids([search_chunk_id(product, release, rel, i) for i in range(old_n)])
-                    self.manifest.commit_failed(product, release, rel, digest, size, mtime_ns, message,
-                                                recipe=self.recipe)
+                if isinstance(job, _SetAside):
+                    self.manifest.mark_dirty(product, release, [(job.path, job.digest, job.size, job.mtime_ns, job.old_n)])
+                    store.delete_ids([search_chunk_id(product, release, job.path, i) for i in range(job.old_n)])
+                    self.manifest.commit_failed(product, release, job.path, job.digest, job.size, job.mtime_ns,
+                                                job.reason, recipe=self.recipe, status=job.status, title=job.title,
+                                                description=job.description)
                     continue
                 self._write_batch(product, release, store, job)
             except BaseException as exc:  # surfaced to the producer, which stops the run
@@ -393,7 +428,7 @@ class Indexer:
             ]
             chunks = [(n.node_id, n.metadata["chunk_no"], n.metadata["context_id"], embed_text(n)) for n in p.search]
             self.manifest.commit_indexed(product, release, p.path, p.digest, p.size, p.mtime_ns, chunks, contexts,
-                                         recipe=self.recipe)
+                                         recipe=self.recipe, encoding=p.encoding, title=p.title)
 
 
 class _LazyStore:
