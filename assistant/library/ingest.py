@@ -33,8 +33,9 @@ from assistant.library.documents import ReadFailure, SkipFile
 from assistant.library.embed_cache import EmbeddingCache
 from assistant.library.lexical import BM25Index
 from assistant.library.manifest import ContextRow, Manifest
-from assistant.library.readers import SUPPORTED_SUFFIXES, read_document
+from assistant.library.readers import read_document
 from assistant.library.recipe import index_recipe
+from assistant.library.scan import printable, scan_release
 from assistant.library.store import ReleaseStore
 from assistant.settings import Settings
 
@@ -235,24 +236,7 @@ class Indexer:
         return report
 
     def scan(self, product: str, release: str) -> tuple[dict[str, Path], list[dict]]:
-        """The release's files to read, by relative path, and those skipped unread with their reason: links out of
-        the library, hidden names, names that are not UTF-8 and unsupported types."""
-        base = self.library.release_dir(product, release)
-        on_disk: dict[str, Path] = {}
-        skipped = [{"path": _printable(path.relative_to(base).as_posix()), "reason": _link_reason(path)}
-                   for path in self.library.outside_links(product, release)]
-        skipped += [{"path": _printable(path.relative_to(base).as_posix()),
-                     "reason": f"hidden {'folder' if path.is_dir() else 'file'} (name starts with '.')"}
-                    for path in self.library.hidden(product, release)]
-        for path in self.library.files(product, release):
-            rel = path.relative_to(base).as_posix()
-            if _printable(rel) != rel:  # undecodable bytes: no id, database or JSON can hold the name
-                skipped.append({"path": _printable(rel), "reason": "file name is not valid UTF-8 (rename it)"})
-            elif path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                skipped.append({"path": rel, "reason": _skip_reason(path)})
-            else:
-                on_disk[rel] = path
-        return on_disk, skipped
+        return scan_release(self.library, product, release)
 
     def rebuild_bm25(self, product: str, release: str) -> None:
         ids, texts = self.manifest.chunk_texts(product, release)
@@ -446,21 +430,3 @@ class _LazyStore:
     def delete_ids(self, ids: list[str]) -> None:
         if ids:
             self.__getattr__("delete_ids")(ids)
-
-
-def _link_reason(path: Path) -> str:
-    try:
-        path.resolve()
-    except (OSError, RuntimeError):
-        return "link cannot be resolved (a loop); not followed"
-    return "link points outside the release folder (not followed)"
-
-
-def _printable(rel: str) -> str:
-    """A path as text: bytes that are not UTF-8 (Python keeps them as lone surrogates) shown as U+FFFD."""
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _skip_reason(path: Path) -> str:
-    suffix = path.suffix.lower()
-    return f"unsupported file type {suffix}" if suffix else "no file extension (unsupported type)"
