@@ -77,7 +77,7 @@ def render_answer(a: dict) -> None:
         line.append(f"Rewritten: “{svc.md_escape(t['rewritten'])}”")
     st.caption(" · ".join(line))
     for s in t["sources"]:
-        label, action = st.columns([6, 1], vertical_alignment="center")
+        label, action = st.columns([3, 1], vertical_alignment="center")
         label.markdown(svc.source_label(s))
         action.button(svc.open_label(s), key=f"open_{aid}_{s['n']}", on_click=view_source, args=(aid, s["n"]),
                       icon=":material/open_in_new:", help="Open the document where this source cites it")

@@ -45,7 +45,7 @@ def sidebar(services: svc.Services) -> None:
     for c in conversations[:100]:
         current = c.id == state.conversation_id
         st.button(svc.md_escape(c.title), key=f"conversation_{c.id}", type="primary" if current else "tertiary",
-                  on_click=_open, args=(services, c.id), disabled=current, width="stretch")
+                  on_click=_open, args=(services, c.id), width="stretch")
     current = next((c for c in conversations if c.id == state.conversation_id), None)
     if current is None:
         return
