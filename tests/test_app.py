@@ -227,7 +227,7 @@ def test_library_page_describes_renames_and_deletes(tmp_path, monkeypatch):
         folder.mkdir(parents=True)
         (folder / "guide.md").write_text(text)
         (folder / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
-        (folder / "_index.md").write_text("---\ntitle: Widget section\n---\n")
+        (folder / "_index.md").write_text("---\ntitle: Widget section\ndescription: How widgets work\n---\n")
         (folder / "notes.xyz").write_text("another type")
         (folder / ".draft.md").write_text("# Draft\n\nhidden\n")
         indexer.library.add(folder, "widget", release)
@@ -244,9 +244,9 @@ def test_library_page_describes_renames_and_deletes(tmp_path, monkeypatch):
     failed, skipped = [d.value for d in at.dataframe if "reason" in d.value.columns]
     assert failed.values.tolist() == [["broken.pdf", "PDF is damaged or truncated: end-of-file marker missing"]]
     assert skipped.values.tolist() == [
-        [".draft.md", "hidden file (name starts with '.')", ""],
-        ["_index.md", "no body text (front matter only)", "Widget section"],
-        ["notes.xyz", "unsupported file type .xyz", ""]]
+        [".draft.md", "hidden file (name starts with '.')", "", ""],
+        ["_index.md", "no body text (front matter only)", "Widget section", "How widgets work"],
+        ["notes.xyz", "unsupported file type .xyz", "", ""]]
 
     form_inputs = {t.label: t for t in at.text_input}
     form_inputs["Aliases used in questions, comma-separated"].set_value("wdg, the widget")

@@ -208,14 +208,16 @@ class Services:
         """Files that could not be indexed (unreadable, corrupt, over a limit), with the reason."""
         return self.indexer.manifest.failures(product, release)
 
-    def skipped(self, product: str, release: str) -> list[tuple[str, str, str]]:
-        """Files set aside with nothing wrong in them, with the reason and the title kept (front-matter pages):
+    def skipped(self, product: str, release: str) -> list[tuple[str, str, str, str]]:
+        """Files set aside with nothing wrong in them: (path, reason, title, description), the last two kept for
+        front-matter pages:
         those the last sync read (front matter only) and those never read (links out, hidden, other types)."""
         manifest = self.indexer.manifest
         rows = manifest.files(product, release)
-        read = [(rel, row.error or "", row.title or "") for rel, row in rows.items() if row.status == "skipped"]
+        read = [(rel, row.error or "", row.title or "", row.description or "") for rel, row in rows.items()
+                if row.status == "skipped"]
         _, unread = self.indexer.scan(product, release)
-        return sorted(read + [(s["path"], s["reason"], "") for s in unread])
+        return sorted(read + [(s["path"], s["reason"], "", "") for s in unread])
 
     def set_product_meta(self, product: str, *, display_name: str, description: str, aliases: str,
                          release_order: list[str]) -> None:
