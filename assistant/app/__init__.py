@@ -36,6 +36,7 @@ from assistant.app.presentation import (
                                   format_eta,
                                   md_escape,
                                   open_label,
+                                  product_line,
                                   source_label,
 )
 from assistant.app.services import Services, get_services
@@ -57,5 +58,5 @@ __all__ = [
     "UploadLimits", "UploadReport", "charts", "check_connection", "clean_name", "clean_relpath", "connect_llm",
     "env_fixed", "feedback_by_intent", "feedback_frame", "feedback_over_time", "format_eta", "get_services",
     "golden_set", "golden_set_jsonl", "intent_mix", "latency_by_stage", "load_settings", "md_escape", "model_status",
-    "open_label", "save_settings", "save_uploads", "source_label", "store_secret", "unanswered", "views",
+    "open_label", "product_line", "save_settings", "save_uploads", "source_label", "store_secret", "unanswered", "views",
 ]

@@ -1,0 +1,96 @@
+"""Product-from-evidence latency benchmark (issue 14; not a test).
+
+Search-only p50 and p95 of questions that name no product, with 1, 3 and 10 products in the library, each as a
+ratio to the single-product path (the same questions with their product pinned, so nothing is inferred). The
+products are real documentation releases (etcd v3.6, Prometheus v3.5.0, the AWS ELB guide) under ten product
+folders; copies cost no embedding (the vector cache is by content) and search as much text as the originals.
+
+    python benchmarks/routing_bench.py [--data-dir DIR] [--repeat 2]
+
+The target in issue 14: at most 1.5x the single-product path with 10 products.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = ROOT.parent.parent / "shared" / "corpora"
+if not CORPORA.is_dir():
+    CORPORA = Path("/work/shared/corpora")
+SOURCES = [
+    ("etcd", "v3.6", CORPORA / "etcd" / "v3.6"),
+    ("prometheus", "v3.5.0", CORPORA / "prometheus" / "v3.5.0"),
+    ("aws-elb", "2024.1", CORPORA / "awsdocs" / "documents" / "elb-application-load-balancers-user-guide" / "doc_source"),
+]
+QUESTIONS = ROOT / "tests" / "data" / "unnamed_questions.jsonl"
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))] if values else 0.0
+
+
+def build(data_dir: Path, n: int):
+    """A library of n products: the three real ones, then copies under other names (product-4, ...)."""
+    from assistant.components import build_indexer
+    from assistant.settings import Settings
+
+    settings = Settings(data_dir=data_dir, embedding_cache_path=ROOT / ".cache" / "test_embed_cache.sqlite")
+    indexer = build_indexer(settings)
+    for i in range(n):
+        name, release, src = SOURCES[i % len(SOURCES)]
+        product = name if i < len(SOURCES) else f"product-{i + 1}"
+        if not indexer.library.release_dir(product, release).is_dir():
+            indexer.library.add(src, product, release)
+            indexer.sync(product)
+    return settings
+
+
+def measure(settings, rows: list[dict], repeat: int, pinned: bool) -> list[float]:
+    from assistant.components import build_intent_classifier, build_pipeline
+
+    pipe = build_pipeline(settings, llm=None, intent=build_intent_classifier(settings, extra_examples=[]))
+    pipe.warm_up()
+    for row in rows[:3]:  # warm caches (BM25 files, collections) before timing
+        pipe.ask(row["q"], search_only=True)
+    out = []
+    for _ in range(repeat):
+        for row in rows:
+            t0 = time.perf_counter()
+            pipe.ask(row["q"], product=row["p"] if pinned else None, search_only=True)
+            out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data-dir", help="a folder to keep the ten-product library in between runs")
+    ap.add_argument("--repeat", type=int, default=2)
+    args = ap.parse_args()
+    base = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="routing-bench-"))
+    rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    results = {}
+    for n in (1, 3, 10):
+        settings = build(base / f"p{n}", n)
+        names = {s[0] for s in SOURCES[:n]}
+        asked = [r for r in rows if r["p"] in names]
+        single = measure(settings, asked, args.repeat, pinned=True)
+        unnamed = measure(settings, asked, args.repeat, pinned=False)
+        results[n] = (single, unnamed)
+    ref50 = statistics.median(results[1][0])
+    ref95 = pct(results[1][0], 0.95)
+    print("products | single-product path p50/p95 ms | unnamed p50/p95 ms | ratio p50 | ratio p95 (to 1 product, pinned)")
+    for n, (single, unnamed) in results.items():
+        p50, p95 = statistics.median(unnamed), pct(unnamed, 0.95)
+        print(f"{n:>8} | {statistics.median(single):8.0f} / {pct(single, 0.95):6.0f} | {p50:8.0f} / {p95:6.0f} | "
+              f"{p50 / ref50:9.2f} | {p95 / ref95:9.2f}")
+
+
+if __name__ == "__main__":
+    main()
