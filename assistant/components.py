@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.backends.chat import ChatModel, LLMError
+from assistant.backends.device import Device, resolve_device
 from assistant.backends.embedder import Embedder, resolve_embedding_model
 from assistant.backends.ollama import OllamaChat
 from assistant.settings import Settings
@@ -31,17 +32,39 @@ class StoreLocked(RuntimeError):
 
 
 _lock = threading.Lock()
-_embedders: dict[tuple[str, int, str], Embedder] = {}
+_embedders: dict[tuple, Embedder] = {}
 _clients: dict[str, object] = {}
+
+
+_devices: dict[str, Device] = {}
+
+
+def get_device(settings: Settings) -> Device:
+    """The device every model runs on; raises backends.device.DeviceUnavailable for a forced GPU that is absent."""
+    with _lock:
+        if settings.device not in _devices:
+            _devices[settings.device] = resolve_device(settings.device)
+        return _devices[settings.device]
+
+
+def device_summary(settings: Settings) -> str:
+    """"cpu, bfloat16, batch 64": where and how the embedder runs, said without loading it."""
+    from assistant.backends.embedder import resolve_precision
+
+    device = get_device(settings)
+    precision = device.half or resolve_precision(settings.embedding_precision)
+    return f"{device.label()}, {precision}, batch {device.batch_size(settings.embedding_batch_size)}"
 
 
 def get_embedder(settings: Settings) -> Embedder:
     path, description = resolve_embedding_model(settings)
-    key = (str(path), settings.embedding_batch_size, settings.embedding_precision)
+    device = get_device(settings)
+    key = (str(path), settings.embedding_batch_size, settings.embedding_precision, device.name)
     with _lock:
         if key not in _embedders:
-            log.info("loading %s", description)
-            _embedders[key] = Embedder(path, settings.embedding_batch_size, description, settings.embedding_precision)
+            log.info("loading %s on %s", description, device.label())
+            _embedders[key] = Embedder(path, settings.embedding_batch_size, description, settings.embedding_precision,
+                                       device)
         return _embedders[key]
 
 
@@ -156,10 +179,12 @@ def get_manifest(settings: Settings):
 def build_reranker(settings: Settings):
     from assistant.answering.rerank import CrossEncoderRerank
 
-    key = ("reranker", settings.reranker_model, str(settings.models_dir))
+    device = get_device(settings)
+    key = ("reranker", settings.reranker_model, str(settings.models_dir), device.name)
     with _lock:
         if key not in _singletons:
-            _singletons[key] = CrossEncoderRerank.from_settings(settings.reranker_model, settings.models_dir)
+            _singletons[key] = CrossEncoderRerank.from_settings(settings.reranker_model, settings.models_dir,
+                                                                device=device)
         return _singletons[key]
 
 
@@ -235,4 +260,4 @@ def build_chat_model(settings: Settings, token: str | None = None) -> LLMChoice:
 def _embedded(settings: Settings) -> ChatModel:
     from assistant.backends.embedded_llm import EmbeddedChat
 
-    return EmbeddedChat(settings.models_dir, settings.embedded_llm_precision)
+    return EmbeddedChat(settings.models_dir, settings.embedded_llm_precision, device=get_device(settings))

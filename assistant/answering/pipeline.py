@@ -125,6 +125,8 @@ class Pipeline:
     def _turn(self, question, history, product, release, preset, search_only, on_token, intent_override) -> Turn:
         p = get_preset(preset) if isinstance(preset, str) else preset
         res = AskResult(question=question, preset=p.name, search_only=search_only or self.llm is None)
+        device = getattr(self.embedder, "device", None)
+        res.device = device.label() if device is not None else ""
         llm = None if res.search_only else self.llm
         if llm is not None:
             res.llm = {"backend": llm.backend, "model": llm.model}

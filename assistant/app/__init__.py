@@ -47,13 +47,16 @@ from assistant.app.uploads import (
                                   clean_relpath,
                                   save_uploads,
 )
+from assistant.backends.device import DeviceUnavailable
 from assistant.components import StoreLocked
+
+DEVICES = ["auto", "cpu", "cuda", "mps"]
 from assistant.evaluation import DatasetError, charts, views
 from assistant.library.catalogue import LibraryError
 from assistant.secrets import KeyringUnavailable
 
 __all__ = [
-    "AppDB", "BACKENDS", "DEFAULT_TOKEN_NAME", "DatasetError", "INTENTS", "Job", "JobState", "KeyringUnavailable",
+    "AppDB", "BACKENDS", "DEFAULT_TOKEN_NAME", "DEVICES", "DatasetError", "DeviceUnavailable", "INTENTS", "Job", "JobState", "KeyringUnavailable",
     "LLMState", "LibraryError", "PRESETS", "RELEASE_SOURCES", "SETTINGS_FILE", "Services", "StoreLocked",
     "UploadLimits", "UploadReport", "charts", "check_connection", "clean_name", "clean_relpath", "connect_llm",
     "env_fixed", "feedback_by_intent", "feedback_frame", "feedback_over_time", "format_eta", "get_services",
