@@ -28,9 +28,8 @@ from assistant.components import (
     build_indexer,
     build_intent_classifier,
     build_pipeline,
-    get_qdrant_client,
+    get_store,
 )
-from assistant.library.lexical import BM25Index
 from assistant.library.manifest import ContextRow, Manifest
 from assistant.library.store import ReleaseStore
 from assistant.settings import PROJECT_ROOT, Settings
@@ -124,7 +123,7 @@ def test_ollama_fault_reaches_the_cli_as_a_note_and_exit_code_zero(ollama_server
 # -- a second process on the same data folder ---------------------------------------------------------------------------
 def test_second_cli_ask_is_refused_while_the_app_holds_the_index_and_the_index_stays_clean(etcd_index):
     indexer = etcd_index.indexer
-    indexer.client  # this process holds the embedded Qdrant folder, as a running app does
+    indexer.store  # this process holds the embedded Qdrant folder, as a running app does
     generations = {r: indexer.manifest.generation("etcd", r) for r in etcd_index.releases}
     done = _cli(etcd_index.settings.data_dir, "ask", "--search-only", "--json", QUESTION)
     assert done.returncode == 3, done.stderr[-2000:]
@@ -138,9 +137,9 @@ def test_second_cli_ask_is_refused_while_the_app_holds_the_index_and_the_index_s
 HOLD = """
 import sys
 from pathlib import Path
-from assistant.components import get_qdrant_client
+from assistant.components import get_store
 from assistant.settings import Settings
-get_qdrant_client(Settings(data_dir=Path(sys.argv[1])))
+get_store(Settings(data_dir=Path(sys.argv[1])))
 print("holding", flush=True)
 sys.stdin.readline()
 """
@@ -176,8 +175,8 @@ NEW_DOC = "# Wombat ledger\n\n" + "\n\n".join(
 
 
 def _searchable(indexer, query: str) -> set[str]:
-    bm25 = BM25Index.load(indexer.bm25_dir("etcd", "v3.5"))
-    return {r["path"] for r in indexer.manifest.chunk_rows([h.chunk_id for h in bm25.search(query, k=5)]).values()}
+    store = ReleaseStore(indexer.store, "etcd", "v3.5", indexer.embedder.dim)
+    return {h.node.metadata["path"] for h in store.lexical(query, 5)}
 
 
 def test_disk_full_midway_is_reported_the_old_index_serves_and_a_later_sync_completes(tmp_path, monkeypatch):
@@ -206,7 +205,7 @@ def test_disk_full_midway_is_reported_the_old_index_serves_and_a_later_sync_comp
 
     # The previous index still answers: both old files by words and by meaning.
     assert _searchable(indexer, "lease TTL grant") >= {SMALL_PAGES[0]}
-    store = ReleaseStore(indexer.client, "etcd", "v3.5", indexer.embedder.dim)
+    store = ReleaseStore(indexer.store, "etcd", "v3.5", indexer.embedder.dim)
     question = indexer.embedder.embed(["How do I read keys from etcd?"])[0]
     assert SMALL_PAGES[1] in {h.node.metadata["path"] for h in store.search(question, 3)}
     # The interrupted files are marked unfinished, so the next sync knows to redo them.
@@ -346,8 +345,7 @@ def test_questions_during_a_sync_search_the_local_store_safely(tmp_path):
     import numpy as np
     from llama_index.core.schema import TextNode
 
-    client = get_qdrant_client(Settings(data_dir=tmp_path))
-    store = ReleaseStore(client, "p", "r1", 32)
+    store = ReleaseStore(get_store(Settings(data_dir=tmp_path)), "p", "r1", 32)
     rng = np.random.default_rng(7)
     done = threading.Event()
     searched = [0, 0]
@@ -382,7 +380,7 @@ def test_a_release_dropped_between_the_size_check_and_the_query_finds_nothing(tm
     import numpy as np
     from llama_index.core.schema import TextNode
 
-    store = ReleaseStore(get_qdrant_client(Settings(data_dir=tmp_path)), "p", "gone", 8)
+    store = ReleaseStore(get_store(Settings(data_dir=tmp_path)), "p", "gone", 8)
     store.add([TextNode(id_="00000000-0000-0000-0000-000000000001", text="x")], np.ones((1, 8), dtype=np.float32))
     assert len(store.search(np.ones(8, dtype=np.float32), 5)) == 1
     size = store.vector_size
