@@ -15,6 +15,7 @@ from pypdf import PdfReader
 from assistant.library.documents import ParsedDocument
 
 _WORD = re.compile(r"\w+")
+_CLOSING = ".,;:!?)]}\"'\u201d\u2019\u00bb`"
 MIN_PIECE_CHARS = 4  # shorter runs of text ("the", "1") match anywhere on a page
 
 
@@ -94,13 +95,24 @@ def section_view(doc: ParsedDocument, section: str, passage: str) -> SectionView
 
 
 def _find(text: str, passage: str) -> tuple[int | None, int]:
-    """Character span of the passage in text, comparing words only (chunking may have changed whitespace)."""
-    words = _WORD.findall(passage)
-    if not words:
-        return None, 0
-    pattern = r"\W+".join(re.escape(w) for w in words[:400])
-    found = re.search(pattern, text)
-    return (found.start(), found.end()) if found else (None, 0)
+    """Character span of the passage in text, comparing words only (chunking may have changed whitespace). A cited
+    passage is padded with neighbouring text that may lie in the next section: the span runs from the first of
+    its lines found in the section to the last of those that follow it there."""
+    start = end = None
+    for line in passage.splitlines():
+        words = _WORD.findall(line)
+        if not words:
+            continue
+        found = re.compile(r"\W+".join(re.escape(w) for w in words[:400])).search(text, end or 0)
+        if found is None:
+            if start is not None:
+                break
+            continue
+        start = found.start() if start is None else start
+        end = found.end()
+        while end < len(text) and text[end] in _CLOSING:  # words only matched: take the sentence's end along
+            end += 1
+    return (start, end) if start is not None else (None, 0)
 
 
 def is_pdf(path: Path) -> bool:

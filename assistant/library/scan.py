@@ -1,4 +1,5 @@
-"""Which files of a release are read, and which are skipped unread with their reason."""
+"""Which files of a release are read, and which are skipped unread with their reason: links out of the library,
+hidden names, names that are not UTF-8 and unsupported types. Skipped is not failed: nothing is wrong with them."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from assistant.library.readers import SUPPORTED_SUFFIXES
 
 
 def scan_release(library: Library, product: str, release: str) -> tuple[dict[str, Path], list[dict]]:
-    """The release's files to read, by relative path, and those skipped unread with their reason: links out of
-    the library, hidden names, names that are not UTF-8 and unsupported types."""
+    """({relative path: file to read}, [{"path", "reason"} skipped unread])."""
     base = library.release_dir(product, release)
     on_disk: dict[str, Path] = {}
     skipped = [{"path": printable(path.relative_to(base).as_posix()), "reason": _link_reason(path)}
@@ -29,17 +29,17 @@ def scan_release(library: Library, product: str, release: str) -> tuple[dict[str
     return on_disk, skipped
 
 
+def printable(rel: str) -> str:
+    """A path as text: bytes that are not UTF-8 (Python keeps them as lone surrogates) shown as U+FFFD."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _link_reason(path: Path) -> str:
     try:
         path.resolve()
     except (OSError, RuntimeError):
         return "link cannot be resolved (a loop); not followed"
     return "link points outside the release folder (not followed)"
-
-
-def printable(rel: str) -> str:
-    """A path as text: bytes that are not UTF-8 (Python keeps them as lone surrogates) shown as U+FFFD."""
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _skip_reason(path: Path) -> str:
