@@ -379,6 +379,8 @@ def _routing_message(routing: Routing, catalogue) -> str:
         if routing.product_source == "inferred":
             return (f"Nothing in the library matches this question: no document of {names} is about it. "
                     "Add the product's documents in the sidebar, or rephrase with the terms its documents use.")
+        if not any(c.releases for c in catalogue):
+            return f"No release of {names} is indexed yet: add documents in the sidebar (or `assistant sync`)."
         return f"No product in the library has the release named. The library has: {names}."
     info = next(c for c in catalogue if c.name == routing.product)
     if routing.unknown_mentions:
