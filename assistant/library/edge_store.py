@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import qdrant_edge as qe
 from llama_index.core.bridge.pydantic import PrivateAttr
-from llama_index.core.schema import BaseNode
+from llama_index.core.schema import BaseNode, MetadataMode
 from llama_index.core.vector_stores.types import (
     BasePydanticVectorStore,
     VectorStoreQuery,
@@ -82,7 +82,8 @@ class EdgeVectorStore(BasePydanticVectorStore):
         for i in range(0, len(nodes), UPSERT_BATCH):
             points = []
             for node in nodes[i : i + UPSERT_BATCH]:
-                vector = {DENSE: list(node.get_embedding()), SPARSE: _sparse(document_sparse(node.get_content()))}
+                text = node.get_content(metadata_mode=MetadataMode.EMBED)  # as QdrantVectorStore's sparse_doc_fn
+                vector = {DENSE: list(node.get_embedding()), SPARSE: _sparse(document_sparse(text))}
                 payload = node_to_metadata_dict(node, remove_text=False, flat_metadata=self.flat_metadata)
                 points.append(qe.Point(id=node.node_id, vector=vector, payload=payload))
             self._shard.update(qe.UpdateOperation.upsert_points(points))

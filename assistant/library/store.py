@@ -66,6 +66,15 @@ class SearchSpec:
         return [self.dense_weight * 2] * len(self.dense) + [(1 - self.dense_weight) * 2] * len(self.lexical)
 
 
+def _embed_view(node: TextNode) -> None:
+    """Make the node's EMBED view (what LlamaIndex vector stores encode, here into the sparse vector) what the
+    embedder saw: its title and section path (the `prefix` metadata, chunking.embed_text), then the chunk. Words of
+    a heading then find the chunks under it, as they did in the BM25 matrix this replaces."""
+    node.excluded_embed_metadata_keys = [key for key in node.metadata if key != "prefix"]
+    node.metadata_template = "{value}"
+    node.text_template = "{metadata_str}\n{content}"
+
+
 class ReleaseStore:
     """The vectors of one release in a backend (EdgeShards or QdrantServer)."""
 
@@ -100,6 +109,8 @@ class ReleaseStore:
             if vectors is not None:
                 for node, vec in zip(part, vectors[i : i + 512]):
                     node.embedding = vec.tolist()
+            for node in part:
+                _embed_view(node)
             vstore.add(part)
             if vectors is not None:
                 for node in part:
