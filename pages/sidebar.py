@@ -24,7 +24,7 @@ def _upload(services: svc.Services, catalogue: dict[str, list[str]]) -> None:
     state = st.session_state
     n = state.setdefault("upload_round", 0)  # a new round after each upload: fresh, empty widgets
     files = st.file_uploader("Files or a .zip", accept_multiple_files=True, key=f"upload_{n}",
-                             help="PDF, HTML, Markdown, reStructuredText or text; a zip keeps its folders.")
+                             help="PDF, Word (.docx), HTML, Markdown, reStructuredText or text; a zip keeps its folders.")
     products = [*catalogue, NEW]
     last = state.get("upload_report")
     product = st.selectbox("Into product", products, key=f"up_product_{n}",
