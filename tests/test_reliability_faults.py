@@ -225,13 +225,14 @@ def _limit_file_size(limit: int):
 
 
 def test_real_write_failure_in_a_cli_sync_is_a_clear_error_and_a_later_sync_completes(tmp_path):
-    """No fault injection: the child may not grow any file past the index's current size (RLIMIT_FSIZE), as on a
-    full disk, so SQLite and Qdrant hit a genuine write error somewhere in the middle of the sync."""
+    """No fault injection: the child may not grow any file past the manifest's current size (RLIMIT_FSIZE), as on a
+    full disk, so SQLite and the store hit a genuine write error somewhere in the middle of the sync. (The store's
+    engine preallocates its files in 32 MB pages, so the biggest file of the index would be no limit at all.)"""
     data = tmp_path / "data"
     folder = data / "library" / "etcd" / "v3.5"
     _copy(folder, SMALL_PAGES[:2])
     assert _cli(data, "sync").returncode == 0
-    biggest = max(p.stat().st_size for p in (data / "index").rglob("*") if p.is_file())
+    biggest = (data / "index" / "manifest.sqlite").stat().st_size
     (folder / "wombat.md").write_text(NEW_DOC * 4)
     _copy(folder, SMALL_PAGES[2:])
 
@@ -246,9 +247,9 @@ def test_real_write_failure_in_a_cli_sync_is_a_clear_error_and_a_later_sync_comp
     try:
         assert _searchable(indexer, "lease TTL grant") >= {SMALL_PAGES[0]}, "the previous index still serves"
     finally:
-        from assistant.components import close_qdrant_clients
+        from assistant.components import close_stores
 
-        close_qdrant_clients()  # let the next child open the folder
+        close_stores()  # let the next child open the folder
     done = _cli(data, "sync", "--json")
     assert done.returncode == 0, done.stderr[-3000:]
     indexer = build_indexer(Settings(data_dir=data, models_dir=PROJECT_ROOT / "models"))
@@ -340,8 +341,8 @@ def test_manifest_shared_by_a_writer_and_readers_stays_consistent(tmp_path):
 
 
 def test_questions_during_a_sync_search_the_local_store_safely(tmp_path):
-    """A sync uploads points while the chat searches the same release. Qdrant's local mode has no lock of its own;
-    unserialised, this failed within a second ("operands could not be broadcast together")."""
+    """A sync uploads points while the chat searches the same release, with no lock between them (qdrant-client's
+    local mode, the store before, failed this within a second unserialised: "operands could not be broadcast")."""
     import numpy as np
     from llama_index.core.schema import TextNode
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import re
 import shutil
 import threading
 import uuid
@@ -44,6 +45,23 @@ def _config(dim: int) -> qe.EdgeConfig:
         vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
         sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
     )
+
+
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+def written(call, *args):
+    """Run an engine write; an I/O failure inside the engine (a full disk, a file-size limit) comes out as the
+    OSError it was, so callers report it as they do any failed write (the CLI's exit code 4, the app's notice)."""
+    try:
+        return call(*args)
+    except OSError:
+        raise
+    except Exception as exc:
+        found = _OS_ERROR.search(str(exc))
+        if found:
+            raise OSError(int(found.group(1)), str(exc)) from exc
+        raise
 
 
 def _sparse(pair: tuple[list[int], list[float]]) -> qe.SparseVector:
@@ -86,31 +104,33 @@ class EdgeVectorStore(BasePydanticVectorStore):
                 vector = {DENSE: list(node.get_embedding()), SPARSE: _sparse(document_sparse(text))}
                 payload = node_to_metadata_dict(node, remove_text=False, flat_metadata=self.flat_metadata)
                 points.append(qe.Point(id=node.node_id, vector=vector, payload=payload))
-            self._shard.update(qe.UpdateOperation.upsert_points(points))
+            written(self._shard.update, qe.UpdateOperation.upsert_points(points))
         return [n.node_id for n in nodes]
 
     def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
         match = qe.FieldCondition(key="doc_id", match=qe.MatchValue(ref_doc_id))
-        self._shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[match])))
+        written(self._shard.update, qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[match])))
 
     def delete_nodes(self, node_ids: list[str] | None = None, filters=None, **delete_kwargs: Any) -> None:
         if node_ids:
-            self._shard.update(qe.UpdateOperation.delete_points(list(node_ids)))
+            written(self._shard.update, qe.UpdateOperation.delete_points(list(node_ids)))
 
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         k = query.similarity_top_k
-        dense = (lambda limit: qe.Query.Nearest(list(query.query_embedding), using=DENSE))
-        sparse = (lambda limit: qe.Query.Nearest(_sparse(query_sparse(query.query_str or "")), using=SPARSE))
+        where = _filter(query.filters)
+        if query.mode in (VectorStoreQueryMode.HYBRID, VectorStoreQueryMode.SPARSE, VectorStoreQueryMode.TEXT_SEARCH):
+            sparse = qe.Query.Nearest(_sparse(query_sparse(query.query_str or "")), using=SPARSE)
         if query.mode == VectorStoreQueryMode.HYBRID:
-            sk = query.sparse_top_k or k
-            request = qe.QueryRequest(limit=k, prefetches=[qe.Prefetch(limit=k, query=dense(k)),
-                                                           qe.Prefetch(limit=sk, query=sparse(sk))],
-                                      query=qe.Fusion.Rrf(k=self.rrf_k + 1), with_payload=True,
-                                      filter=_filter(query.filters))
+            dense = qe.Query.Nearest(list(query.query_embedding), using=DENSE)
+            prefetches = [qe.Prefetch(limit=k, query=dense, filter=where),
+                          qe.Prefetch(limit=query.sparse_top_k or k, query=sparse, filter=where)]
+            request = qe.QueryRequest(limit=k, prefetches=prefetches, query=qe.Fusion.Rrf(k=self.rrf_k + 1),
+                                      with_payload=True)
         elif query.mode in (VectorStoreQueryMode.SPARSE, VectorStoreQueryMode.TEXT_SEARCH):
-            request = qe.QueryRequest(limit=k, query=sparse(k), with_payload=True, filter=_filter(query.filters))
+            request = qe.QueryRequest(limit=k, query=sparse, with_payload=True, filter=where)
         else:
-            request = qe.QueryRequest(limit=k, query=dense(k), with_payload=True, filter=_filter(query.filters))
+            request = qe.QueryRequest(limit=k, query=qe.Query.Nearest(list(query.query_embedding), using=DENSE),
+                                      with_payload=True, filter=where)
         hits = [_hit(p) for p in self._shard.query(request)]
         return VectorStoreQueryResult(nodes=[h.node for h in hits], similarities=[h.score for h in hits],
                                       ids=[h.chunk_id for h in hits])
@@ -166,10 +186,9 @@ class EdgeShards:
                     self._open[name] = qe.EdgeShard.load(str(path))
                 else:
                     shutil.rmtree(path, ignore_errors=True)  # a creation cut short by a kill: nothing acknowledged
-                    self._open[name] = qe.EdgeShard.create(str(path), _config(dim))
-                    qe_shard = self._open[name]
+                    shard = self._open[name] = written(qe.EdgeShard.create, str(path), _config(dim))
                     for field in ("release", "product", "path"):  # exact-match filters stay cheap at any size
-                        qe_shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
+                        written(shard.update, qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
 
     def drop(self, name: str) -> None:
         """The folder moves aside at once (a new shard of the name can be made there); the shard closes when no
@@ -231,15 +250,15 @@ class EdgeShards:
         shard = self._get(name)
         if shard is not None:
             for i in range(0, len(ids), 1000):
-                shard.update(qe.UpdateOperation.delete_points(ids[i : i + 1000]))
+                written(shard.update, qe.UpdateOperation.delete_points(ids[i : i + 1000]))
 
     def finish(self, name: str) -> None:
         """After a sync of the release: persist segments (the log can then be truncated) and let the optimiser build
         the HNSW and sparse indexes. Everything was searchable before; this only makes it fast."""
         shard = self._get(name)
         if shard is not None:
-            shard.flush()
-            shard.optimize()
+            written(shard.flush)
+            written(shard.optimize)
 
     # -- reads -----------------------------------------------------------------------------------------------------
     def count(self, name: str) -> int:
