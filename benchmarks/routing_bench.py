@@ -53,20 +53,23 @@ def build(data_dir: Path, n: int):
     return settings
 
 
-def measure(settings, rows: list[dict], repeat: int, pinned: bool) -> list[float]:
+def measure(settings, rows: list[dict], repeat: int) -> tuple[list[float], list[float]]:
+    """(pinned, unnamed) milliseconds; each question is asked both ways back to back, in alternating order, so that
+    load from elsewhere on the machine falls on both sides alike."""
     from assistant.components import build_intent_classifier, build_pipeline
 
     pipe = build_pipeline(settings, llm=None, intent=build_intent_classifier(settings, extra_examples=[]))
     pipe.warm_up()
     for row in rows[:3]:  # warm caches (BM25 files, collections) before timing
         pipe.ask(row["q"], search_only=True)
-    out = []
-    for _ in range(repeat):
-        for row in rows:
-            t0 = time.perf_counter()
-            pipe.ask(row["q"], product=row["p"] if pinned else None, search_only=True)
-            out.append((time.perf_counter() - t0) * 1000)
-    return out
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for i in range(repeat):
+        for j, row in enumerate(rows):
+            for pinned in ((True, False) if (i + j) % 2 == 0 else (False, True)):
+                t0 = time.perf_counter()
+                pipe.ask(row["q"], product=row["p"] if pinned else None, search_only=True)
+                times[pinned].append((time.perf_counter() - t0) * 1000)
+    return times[True], times[False]
 
 
 def main() -> None:
@@ -83,9 +86,7 @@ def main() -> None:
         settings = build(base / f"p{n}", n)
         names = {s[0] for s in SOURCES[:n]}
         asked = [r for r in rows if r["p"] in names]
-        single = measure(settings, asked, args.repeat, pinned=True)
-        unnamed = measure(settings, asked, args.repeat, pinned=False)
-        results[n] = (single, unnamed)
+        results[n] = measure(settings, asked, args.repeat)
     print("products | single-product path (pinned) p50 / p95 ms | unnamed p50 / p95 ms | ratio p50 | ratio p95")
     for n, (single, unnamed) in results.items():
         s50, s95, u50, u95 = statistics.median(single), pct(single, 0.95), statistics.median(unnamed), pct(unnamed, 0.95)

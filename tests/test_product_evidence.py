@@ -161,3 +161,22 @@ def test_two_products_that_match_equally_are_both_answered_with_sources_labelled
     assert searched == {"keystore", "keystore-fork"}
     assert {s.product for s in res.sources} == {"keystore", "keystore-fork"}
     assert {s["product"] for s in res.to_json()["sources"]} == {"keystore", "keystore-fork"}
+
+
+def test_the_cli_and_the_chat_say_how_the_product_was_chosen(three_products, monkeypatch, capsys):
+    from assistant.app import product_line
+    from assistant.cli import main
+
+    monkeypatch.setenv("ASSISTANT_DATA_DIR", str(three_products.data_dir))
+    monkeypatch.setenv("ASSISTANT_MODELS_DIR", str(three_products.models_dir))
+    assert main(["ask", "how do I defragment the cluster?", "--search-only"]) == 0
+    out = capsys.readouterr().out
+    assert "product: etcd_io (inferred from the documents)" in out
+    assert "WARNING" not in out
+    assert main(["ask", "ALB idle timeout", "--search-only", "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert (trace["product_source"], trace["product_chosen"]) == ("alias", "named by an alias")
+    assert product_line(trace) == "**aws\\.elb** (named by an alias)"
+    assert product_line({"product": "etcd_io", "also": [{"product": "prometheus-server", "release": "v3.5.0"}],
+                         "product_chosen": "inferred from the documents"}) == \
+        "**etcd\\_io \\+ prometheus\\-server v3\\.5\\.0** (inferred from the documents)"
