@@ -71,6 +71,8 @@ def render_answer(a: dict) -> None:
             st.error(svc.md_escape(notice))
     intent, releases = t["intent"], ", ".join(t["releases"])
     line = [f"Intent: **{intent.get('label') or 'n/a'}** ({intent.get('confidence', 0):.0%})"]
+    if t.get("product") or t.get("product_chosen"):
+        line.append(f"Product: {svc.product_line(t)}")
     if releases:
         line.append(f"Release: **{releases}** ({svc.RELEASE_SOURCES.get(t['release_source'], t['release_source'])})")
     if t["rewritten"]:
@@ -101,7 +103,7 @@ def render_answer(a: dict) -> None:
         label = intent.get("label")
         st.selectbox("Intent (correct it if it is wrong)", svc.INTENTS, key=f"intent_{aid}", on_change=on_intent,
                      args=(a,), index=svc.INTENTS.index(label) if label in svc.INTENTS else None)
-        st.markdown(f"**Product** {svc.md_escape(t['product'] or 'none')} · **releases** {releases or 'none'} "
+        st.markdown(f"**Product** {svc.product_line(t)} · **releases** {releases or 'none'} "
                     f"({svc.RELEASE_SOURCES.get(t['release_source'], t['release_source'] or 'n/a')})")
         if t["standalone"]:
             st.markdown(f"**Standalone question** {svc.md_escape(t['standalone'])}")

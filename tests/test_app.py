@@ -291,6 +291,9 @@ def test_settings_are_saved_and_secrets_go_to_the_keyring(tmp_path, ollama_serve
     ollama_server.models.append("qwen2.5:7b")
     at = _app()
     at.switch_page("pages/settings.py").run()
+    from assistant.backends.device import resolve_device
+
+    assert f"Models run on {resolve_device('auto').label()}," in _captions(at), "the page says where models run"
     host = next(t for t in at.text_input if t.label == "Ollama host")
     host.set_value(ollama_server.url).run()
     next(b for b in at.button if b.label == "Test connection").click().run()

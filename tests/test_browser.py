@@ -177,7 +177,8 @@ def _scenario(page, url: str, data_dir: Path, tmp_path: Path) -> None:
     main = page.get_by_test_id("stMainBlockContainer")
     intent = main.get_by_test_id("stCaptionContainer").filter(has_text="Intent: ").first
     intent.wait_for()  # the streamed text comes first; the rerun that follows draws the details
-    assert re.search(r"Intent: \w+ \(\d+%\) · Release: v2\.1 .* · Rewritten: “.*heartbeat", intent.inner_text())
+    assert re.search(r"Intent: \w+ \(\d+%\) · Product: frobnicator \(named in the question\) · "
+                     r"Release: v2\.1 .* · Rewritten: “.*heartbeat", intent.inner_text())
     source = main.get_by_test_id("stMarkdownContainer").filter(has_text="[1] frobnicator v2.1").first
     assert re.search(r"\[1\] frobnicator v2\.1 · frobnicator-ops\.md § .*Heartbeat · score", source.inner_text())
     assert "also retrieved" not in source.inner_text(), "source 1 is cited"

@@ -186,7 +186,6 @@ def final_sync(data: Path) -> list[dict]:
 def index_state(data_dir: str, markers: list[str]) -> dict:
     """What the index holds, per release (run in a fresh process by `check_index`)."""
     from assistant.components import build_indexer
-    from assistant.library.lexical import BM25Index
     from assistant.library.store import ReleaseStore
     from assistant.settings import Settings
 
@@ -194,17 +193,16 @@ def index_state(data_dir: str, markers: list[str]) -> dict:
     out = {}
     for release in RELEASES:
         rows = indexer.manifest.files(PRODUCT, release)
-        bm25 = BM25Index.load(indexer.bm25_dir(PRODUCT, release))
+        store = ReleaseStore(indexer.store, PRODUCT, release, indexer.embedder.dim)
         found = {}
         for marker in markers:
-            hits = bm25.search(marker, k=10) if bm25 else []
-            found[marker] = sorted({r["path"] for r in indexer.manifest.chunk_rows([h.chunk_id for h in hits]).values()})
+            found[marker] = sorted({h.node.metadata["path"] for h in store.lexical(marker, 10)})
         folder = indexer.library.release_dir(PRODUCT, release)
         out[release] = {
             "problems": indexer.verify(PRODUCT, release),
             "status": {rel: row.status for rel, row in rows.items()},
             "on_disk": sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md")),
-            "points": ReleaseStore(indexer.client, PRODUCT, release, indexer.embedder.dim).count(),
+            "points": ReleaseStore(indexer.store, PRODUCT, release, indexer.embedder.dim).count(),
             "chunks": sum(row.n_chunks for row in rows.values() if row.status == "indexed"),
             "markers": found,
         }

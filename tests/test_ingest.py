@@ -18,7 +18,6 @@ from hostile_files import FAILED, OK, SKIPPED, make_hostile_corpus
 
 from assistant.components import build_indexer
 from assistant.library.chunking import search_chunk_id
-from assistant.library.lexical import BM25Index
 from assistant.library.readers import SUPPORTED_SUFFIXES
 from assistant.library.store import ReleaseStore
 from assistant.settings import PROJECT_ROOT, Settings
@@ -50,10 +49,8 @@ def run_cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def bm25_paths(indexer, product: str, release: str, query: str) -> set[str]:
-    index = BM25Index.load(indexer.bm25_dir(product, release))
-    assert index is not None
-    hits = index.search(query, k=10)
-    return {row["path"] for row in indexer.manifest.chunk_rows([h.chunk_id for h in hits]).values()}
+    hits = ReleaseStore(indexer.store, product, release, indexer.embedder.dim).lexical(query, 10)
+    return {h.node.metadata["path"] for h in hits}
 
 
 def supported_files(folder: Path) -> set[str]:
@@ -90,7 +87,7 @@ def test_etcd_three_releases_indexed_consistently(etcd_index):
         assert {rel for rel, row in rows.items() if row.status == "skipped" and row.title} == skipped
         assert {row.encoding for row in rows.values() if row.status == "indexed"} == {"utf-8"}
         assert report.chunks > 500
-        assert ReleaseStore(indexer.client, "etcd", report.release, indexer.embedder.dim).count() == report.chunks
+        assert ReleaseStore(indexer.store, "etcd", report.release, indexer.embedder.dim).count() == report.chunks
         assert indexer.verify("etcd", report.release) == []
 
 
@@ -98,7 +95,7 @@ def test_etcd_releases_are_searched_separately(etcd_index):
     indexer = etcd_index.indexer
     query = indexer.embedder.embed(["What is the default value of --snapshot-count?"])[0]
     for release in etcd_index.releases:
-        hits = ReleaseStore(indexer.client, "etcd", release, indexer.embedder.dim).search(query, 5)
+        hits = ReleaseStore(indexer.store, "etcd", release, indexer.embedder.dim).search(query, 5)
         assert len(hits) == 5 and {h.node.metadata["release"] for h in hits} == {release}
         assert bm25_paths(indexer, "etcd", release, "--snapshot-count")  # flags are searchable as whole tokens
 
@@ -163,7 +160,7 @@ def test_cli_ingest_and_sync_json(tmp_path):
 
 def test_second_process_is_refused_while_the_store_is_open(tmp_path):
     indexer = build_indexer(make_settings(tmp_path))
-    indexer.client  # this process now holds the embedded Qdrant folder
+    indexer.store  # this process now holds the embedded Qdrant folder
     copy_pages(indexer.library.release_dir("demo", "1.0"), SMALL_PAGES[:1])
 
     done = run_cli(tmp_path / "data", "sync", "--json")
@@ -187,7 +184,7 @@ def test_edit_add_delete_are_followed(tmp_path):
     edited = folder / "learning/glossary.md"
     original = edited.read_text() + "\n\nThe plimsoll grommet is documented only here.\n"
     edited.write_text(original)
-    store = ReleaseStore(indexer.client, "demo", "1.0", indexer.embedder.dim)
+    store = ReleaseStore(indexer.store, "demo", "1.0", indexer.embedder.dim)
 
     [first] = indexer.sync()
     assert (first.files_indexed, first.files_failed) == (4, [])
@@ -204,7 +201,7 @@ def test_edit_add_delete_are_followed(tmp_path):
     new_n = indexer.manifest.files("demo", "1.0")["learning/glossary.md"].n_chunks
     assert 1 <= new_n < old_n
     stale = [search_chunk_id("demo", "1.0", "learning/glossary.md", i) for i in range(new_n, old_n)]
-    assert indexer.client.retrieve(store.name, stale) == []
+    assert store.vectors(stale) == {}
     assert bm25_paths(indexer, "demo", "1.0", "zorblatt quuxinator") == {"learning/glossary.md"}
     assert bm25_paths(indexer, "demo", "1.0", "plimsoll grommet") == set()
     assert store.count() == report.chunks
@@ -226,7 +223,7 @@ def test_edit_add_delete_are_followed(tmp_path):
     [report] = indexer.sync()
     assert (report.files_indexed, report.files_removed, report.files_unchanged) == (0, 1, 4)
     assert bm25_paths(indexer, "demo", "1.0", "quokka frobnicator") == set()
-    assert indexer.client.retrieve(store.name, relay_ids) == []
+    assert store.vectors(relay_ids) == {}
     assert all(h.node.metadata["path"] != "relay.md" for h in store.search(question, 5))
     assert "relay.md" not in indexer.manifest.files("demo", "1.0")
     assert store.count() == report.chunks
@@ -311,7 +308,7 @@ def test_a_changed_recipe_reindexes_every_file_once(tmp_path, caplog, monkeypatc
     assert redo.chunks > first.chunks  # the glossary alone makes many more 60-token chunks
     assert {r.recipe for r in smaller.manifest.files("demo", "1.0").values()} == {smaller.recipe}
     assert smaller.verify("demo", "1.0") == []
-    store = ReleaseStore(smaller.client, "demo", "1.0", smaller.embedder.dim)
+    store = ReleaseStore(smaller.store, "demo", "1.0", smaller.embedder.dim)
     assert store.count() == redo.chunks
     [again] = smaller.sync()
     assert (again.files_indexed, again.files_unchanged) == (0, 4)
@@ -403,7 +400,7 @@ def test_another_embedding_model_rebuilds_the_collection_crash_safely(tmp_path, 
                                    embedding_model=str(minilm_128)))
     assert other.embedder.dim == 128 and other.recipe != indexer.recipe
     assert {r["stale"] for r in other.manifest.stats(other.recipe)} == {4}
-    store = ReleaseStore(other.client, "demo", "1.0", 128)
+    store = ReleaseStore(other.store, "demo", "1.0", 128)
     question = other.embedder.embed(["How do I revoke a lease?"])[0]
     assert store.vector_size() == 384 and store.search(question, 3) == []  # skipped, not a crash
 
@@ -439,7 +436,7 @@ def test_saving_another_embedding_model_in_the_app_starts_the_reindex(tmp_path, 
     job = services.ingest.wait(timeout=600)
     assert not job.error and [r["files_indexed"] for r in job.reports] == [2]
     assert list(services.library_overview()["state"]) == ["on disk"]
-    assert ReleaseStore(services.indexer.client, "demo", "1.0", 128).vector_size() == 128
+    assert ReleaseStore(services.indexer.store, "demo", "1.0", 128).vector_size() == 128
 
 
 @pytest.mark.parametrize("model", ["minilm_rotated", "minilm_128"])

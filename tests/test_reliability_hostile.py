@@ -221,7 +221,7 @@ def age(paths: list[Path]) -> None:
 # -- the test ----------------------------------------------------------------------------------------------------------
 def test_hostile_sync_reports_each_file_indexes_the_rest_and_stays_in_bounds(tmp_path):
     from assistant.components import build_indexer
-    from assistant.library.lexical import BM25Index
+    from assistant.library.store import ReleaseStore
 
     data = tmp_path / "data"
     folder = data / "library" / "demo" / "1.0"
@@ -268,11 +268,10 @@ def test_hostile_sync_reports_each_file_indexes_the_rest_and_stays_in_bounds(tmp
     assert indexer.verify("demo", "1.0") == []
     rows = indexer.manifest.files("demo", "1.0")
     assert {rel for rel, row in rows.items() if row.status == "indexed"} == indexed | set(GOOD_PAGES)
-    bm25 = BM25Index.load(indexer.bm25_dir("demo", "1.0"))
-    hits = indexer.manifest.chunk_rows([h.chunk_id for h in bm25.search("gryphon valve page 1500", k=5)])
-    assert any(h["path"] == "thousand_pages.pdf" and h["page"] == 1500 for h in hits.values())
-    hits = indexer.manifest.chunk_rows([h.chunk_id for h in bm25.search("deeply nested words", k=3)])
-    assert "deep.html" in {h["path"] for h in hits.values()}
+    store = ReleaseStore(indexer.store, "demo", "1.0", indexer.embedder.dim)
+    hits = [h.node.metadata for h in store.lexical("gryphon valve page 1500", 5)]
+    assert any(h["path"] == "thousand_pages.pdf" and h["page"] == 1500 for h in hits)
+    assert "deep.html" in {h.node.metadata["path"] for h in store.lexical("deeply nested words", 3)}
 
 
 # -- the caps, one at a time (cheap files, default caps) -----------------------------------------------------------

@@ -17,13 +17,15 @@ from assistant.answering import citations as cite
 from assistant.answering import knowledge as kn
 from assistant.answering.fusion import lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
+from assistant.answering.catalogue_questions import answer_catalogue_question
 from assistant.answering.glossary import load_or_mine
 from assistant.answering.intent import IntentClassifier
 from assistant.answering.presets import Preset, get_preset
+from assistant.answering.product_evidence import choose, gather
 from assistant.answering.query_check import check_query
 from assistant.answering.reduce import extract, llm_select
 from assistant.answering.rerank import CrossEncoderRerank
-from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, keep_by_margin
+from assistant.answering.retrieval import HybridRetriever, Lexicon, ReleaseIndex, keep_by_margin
 from assistant.answering.rewrite import condense_rules, is_follow_up, rewrite
 from assistant.answering.routing import Routing, detect, strip_release_mentions
 from assistant.answering.state import AskResult, Candidate, Observer, StageEvent, Turn
@@ -41,13 +43,13 @@ __all__ = ["AskResult", "Candidate", "Pipeline"]
 class Pipeline:
     """Holds the heavy components (built by the composition root) and runs one question at a time."""
 
-    def __init__(self, settings: Settings, *, library: Library, manifest: Manifest, client, embedder,
+    def __init__(self, settings: Settings, *, library: Library, manifest: Manifest, store, embedder,
                  intent: IntentClassifier, reranker: CrossEncoderRerank | None = None,
                  llm: ChatModel | None = None) -> None:
         self.settings = settings
         self.library = library
         self.manifest = manifest
-        self.client = client
+        self.store = store  # the store backend (library/store.py)
         self.embedder = embedder
         self.embed_model = LocalEmbedding(embedder)
         self.intent = intent
@@ -55,32 +57,22 @@ class Pipeline:
         self.llm = llm
         self._indexes: dict[tuple[str, str], ReleaseIndex] = {}
         self.model_tag = embedding_model_tag(settings)  # releases embedded by another model are searched by words
-        self._vocab_cache: tuple[tuple, set[str]] | None = None
 
     # -- helpers -----------------------------------------------------------------------------------------------------
     def index(self, product: str, release: str) -> ReleaseIndex:
         key = (product, release)
         if key not in self._indexes:
-            store = ReleaseStore(self.client, product, release, self.embedder.dim)
-            self._indexes[key] = ReleaseIndex(product, release, store, self.manifest,
-                                              self.settings.index_dir / "bm25" / collection_name(product, release),
-                                              model_tag=self.model_tag)
+            store = ReleaseStore(self.store, product, release, self.embedder.dim)
+            self._indexes[key] = ReleaseIndex(product, release, store, self.manifest, model_tag=self.model_tag)
         return self._indexes[key]
 
-    def vocab(self, product: str, release: str) -> dict[str, int] | None:
-        bm25 = self.index(product, release).bm25
-        return bm25.vocab if bm25 is not None else None
+    def vocab(self, *releases: tuple[str, str]) -> Lexicon:
+        """The indexed words of these (product, release) pairs, asked of the store's sparse index."""
+        return Lexicon([self.index(p, r).store for p, r in releases])
 
-    def library_vocabulary(self, catalogue) -> set[str]:
-        """Every indexed term of every release, rebuilt only when some release changed (the query check uses it)."""
-        stamp = tuple((c.name, r, self.manifest.generation(c.name, r)) for c in catalogue for r in c.releases)
-        if self._vocab_cache is None or self._vocab_cache[0] != stamp:
-            vocab: set[str] = set()
-            for c in catalogue:
-                for r in c.releases:
-                    vocab.update((self.vocab(c.name, r) or {}).keys())
-            self._vocab_cache = (stamp, vocab)
-        return self._vocab_cache[1]
+    def library_vocabulary(self, catalogue) -> Lexicon:
+        """Every indexed term of every release (the query check uses it)."""
+        return self.vocab(*((c.name, r) for c in catalogue for r in c.releases))
 
     def glossary(self, product: str) -> dict[str, str]:
         releases = self.library.releases(product)
@@ -93,7 +85,7 @@ class Pipeline:
         return load_or_mine(self.settings.index_dir / "glossary" / f"{collection_name(product, '')}.json", stamp, texts)
 
     def warm_up(self) -> None:
-        """Pay the one-time costs (query-check seeds, vocabularies, BM25 files) before the first question."""
+        """Pay the one-time costs (query-check seeds, the store's shards) before the first question."""
         catalogue = self.library.catalogue()
         check_query("warm up", embed=self.embedder.embed, product_names=[c.display_name for c in catalogue],
                     vocabulary=self.library_vocabulary(catalogue) or None)
@@ -107,8 +99,9 @@ class Pipeline:
         t = self._turn(question, history, product, release, preset, search_only, on_token, intent_override)
         run = _Runner(t, observer)
         run("query_check", self.check_question)       # iKnow: decline empty, gibberish, out-of-scope
-        run("routing", self.route)                    # QAMR: product and release(s), spellings normalised
-        run("intent", self.detect_intent)             # iKnow: prototypical intent
+        run("intent", self.detect_intent)             # iKnow: prototypical intent, for every question that passes
+        run("catalogue", self.answer_from_catalogue)  # which/how many/newest/oldest releases: no search, no LLM
+        run("routing", self.route)                    # QAMR: product and release(s); product from evidence if unnamed
         run("rewrite", self.rewrite_query)            # Ericsson/iKnow/QAMR: standalone, expanded, several queries
         run("retrieval", self.retrieve)               # Ericsson/DECO: dense + lexical, fused, per release
         run("rerank", self.rerank)                    # iKnow: cross-encoder, when one is installed
@@ -122,6 +115,8 @@ class Pipeline:
     def _turn(self, question, history, product, release, preset, search_only, on_token, intent_override) -> Turn:
         p = get_preset(preset) if isinstance(preset, str) else preset
         res = AskResult(question=question, preset=p.name, search_only=search_only or self.llm is None)
+        device = getattr(self.embedder, "device", None)
+        res.device = device.label() if device is not None else ""
         llm = None if res.search_only else self.llm
         if llm is not None:
             res.llm = {"backend": llm.backend, "model": llm.model}
@@ -152,19 +147,53 @@ class Pipeline:
             t.done = True
         return t
 
+    def answer_from_catalogue(self, t: Turn) -> Turn:
+        found = answer_catalogue_question(t.question, t.catalogue, pinned_product=t.pinned_product)
+        if found is not None:
+            res = t.result
+            res.status, res.answer, res.product, res.releases = "catalogue", found.answer, found.product, found.releases
+            res.product_source = "catalogue"
+            t.done = True
+        return t
+
     def route(self, t: Turn) -> Turn:
         res = t.result
         routing = detect(t.question, t.catalogue, pinned_product=t.pinned_product, pinned_release=t.pinned_release,
                          history=t.history)
+        if routing.product is None and t.catalogue:
+            routing = self.infer_product(t, routing)
         t.routing = routing
         res.routing = asdict(routing)
         res.product, res.releases, res.release_source = routing.product, list(routing.releases), routing.release_source
+        res.product_source = routing.product_source
         if not routing.product or not routing.releases:
-            res.status = "no_documents"
+            res.status = "not_in_library" if routing.product_source == "inferred" else "no_documents"
             res.answer = _routing_message(routing, t.catalogue)
             res.knowledge_missing = True
             t.done = True
         return t
+
+    def infer_product(self, t: Turn, unrouted: Routing) -> Routing:
+        """No product named, pinned or in the conversation: search each product's routed release, let evidence pick."""
+        question = condense_rules(t.question, t.history) if is_follow_up(t.question, t.history) else t.question
+        routed = {}
+        for c in t.catalogue:
+            r = detect(t.question, t.catalogue, pinned_product=c.name, pinned_release=t.pinned_release,
+                       history=t.history)
+            if r.releases:  # a product without the release named is no candidate
+                routed[c.name] = r
+        if not routed:
+            return unrouted
+        evidence = gather(question, [self.index(p, r.releases[-1]) for p, r in routed.items()], self.embed_model,
+                          t.preset.retrieval)
+        scores = {e.product: round(e.score, 4) for e in evidence}
+        chosen = choose(evidence, t.preset.relevance_threshold)
+        if not chosen:
+            return Routing(None, "inferred", [], "none", unrouted.mentions, evidence=scores)
+        win = routed[chosen[0].product]
+        win.product_source, win.evidence = "inferred", scores
+        win.also = [(e.product, r) for e in chosen[1:] for r in routed[e.product].releases]
+        return win
 
     def detect_intent(self, t: Turn) -> Turn:
         if t.result.intent.get("source") != "user":
@@ -194,7 +223,8 @@ class Pipeline:
         p, res, routing = t.preset, t.result, t.routing
         # A naive RAG searches one corpus holding every release; QAMR's per-release corpora are the routed scope.
         scope = self.library.releases(routing.product) if p.release_scope == "all" else routing.releases
-        retriever = HybridRetriever([self.index(routing.product, r) for r in scope], self.embed_model, p.retrieval)
+        indexes = [self.index(routing.product, r) for r in scope] + [self.index(pr, r) for pr, r in routing.also]
+        retriever = HybridRetriever(indexes, self.embed_model, p.retrieval)
         found = retriever.search(list(dict.fromkeys(q["text"] for q in res.queries if q["lexical"])),
                                  dense_queries=list(dict.fromkeys(q["text"] for q in res.queries if q["dense"])))
         if found.dense_skipped:
@@ -221,7 +251,8 @@ class Pipeline:
 
     def select(self, t: Turn) -> Turn:
         contexts = keep_by_margin(t.contexts, t.preset.retrieval.margin)
-        t.contexts = _balance_releases(contexts, t.routing.releases, t.preset.retrieval.contexts)
+        scopes = [(t.routing.product, r) for r in t.routing.releases] + list(t.routing.also)
+        t.contexts = _balance_releases(contexts, scopes, t.preset.retrieval.contexts)
         t.relevance = max((n.node.metadata.get("dense", 0.0) for n in t.contexts), default=0.0)
         return t
 
@@ -230,10 +261,8 @@ class Pipeline:
         top = contexts[0].node.metadata if contexts else {}
         suggestion = kn.suggest_question(top.get("title", ""), top.get("section", ""), routing.product,
                                          routing.releases[0]) if contexts else None
-        vocab_union: dict[str, int] = {}
-        for r in routing.releases:
-            vocab_union.update(self.vocab(routing.product, r) or {})
-        others = {r: (self.vocab(routing.product, r) or {}) for r in self.library.releases(routing.product)
+        vocab_union = self.vocab(*([(routing.product, r) for r in routing.releases] + list(routing.also)))
+        others = {r: self.vocab((routing.product, r)) for r in self.library.releases(routing.product)
                   if r not in routing.releases}
         verdict = kn.check(
             # Words only (another model's vectors): no cosine to judge by, the vocabulary check still runs.
@@ -276,11 +305,13 @@ class Pipeline:
         if t.llm is None:
             res.answer = ""
             return t
-        description = self.library.meta(routing.product).description if p.product_description else ""
+        products = list(dict.fromkeys([routing.product] + [pr for pr, _ in routing.also]))
+        description = " ".join(self.library.meta(pr).description for pr in products) if p.product_description else ""
         messages = build_messages(
             question=t.question, rewritten=t.rewrite.rewritten,
             intent=res.intent.get("label") if p.answer_requirements else None,
-            product=routing.product, product_description=description, releases=routing.releases,
+            product=" and ".join(products), product_description=description.strip(),
+            releases=routing.releases + [r for _, r in routing.also],
             sources=t.prompt_sources, history=t.history if p.history else None,
         )
         pieces: list[str] = []
@@ -325,14 +356,16 @@ class Pipeline:
         return out
 
 
-def _balance_releases(contexts: list[NodeWithScore], releases: list[str], k: int) -> list[NodeWithScore]:
-    """For a comparison, interleave the releases so both are cited (paired citations); else the top k."""
-    if len(releases) < 2:
+def _balance_releases(contexts: list[NodeWithScore], scopes: list[tuple[str, str]], k: int) -> list[NodeWithScore]:
+    """For a comparison (or two close products), interleave the (product, release) scopes so each is cited; else the
+    top k."""
+    if len(scopes) < 2:
         return contexts[:k]
-    per = {r: [n for n in contexts if n.node.metadata.get("release") == r] for r in releases}
+    per = {s: [n for n in contexts if (n.node.metadata.get("product"), n.node.metadata.get("release")) == s]
+           for s in scopes}
     out: list[NodeWithScore] = []
     while len(out) < k and any(per.values()):
-        for r in releases:
+        for r in scopes:
             if per[r] and len(out) < k:
                 out.append(per[r].pop(0))
     return out
@@ -343,7 +376,12 @@ def _routing_message(routing: Routing, catalogue) -> str:
         return "The library is empty. Add documents for a product and release in the sidebar (or `assistant ingest`)."
     if routing.product is None:
         names = ", ".join(c.display_name for c in catalogue)
-        return f"Which product is this about? The library has: {names}. Name one in the question or pick it above."
+        if routing.product_source == "inferred":
+            return (f"Nothing in the library matches this question: no document of {names} is about it. "
+                    "Add the product's documents in the sidebar, or rephrase with the terms its documents use.")
+        if not any(c.releases for c in catalogue):
+            return f"No release of {names} is indexed yet: add documents in the sidebar (or `assistant sync`)."
+        return f"No product in the library has the release named. The library has: {names}."
     info = next(c for c in catalogue if c.name == routing.product)
     if routing.unknown_mentions:
         return (f"The library has no {info.display_name} release {', '.join(routing.unknown_mentions)}; "

@@ -12,6 +12,14 @@ RELEASE_SOURCES = {"named": "named in the question", "pinned": "pinned above", "
                    "default_newest": "newest, none named", "none": "none"}
 
 
+def product_line(trace: dict) -> str:
+    """The product(s) searched and how the product was chosen ("etcd (inferred from the documents)")."""
+    products = [trace.get("product")] if trace.get("product") else []
+    products += [f"{a['product']} {a['release']}" for a in trace.get("also") or []]
+    how = trace.get("product_chosen") or ""
+    return f"**{md_escape(' + '.join(products) or 'none')}**" + (f" ({how})" if how else "")
+
+
 def md_escape(text: str) -> str:
     """Text shown inside Markdown as itself (file names, queries, sections typed by strangers)."""
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")

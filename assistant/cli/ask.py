@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from assistant.answering.state import PRODUCT_SOURCE_TEXT
 from assistant.settings import Settings
 
 
@@ -35,7 +36,11 @@ def _load_llm(settings: Settings, search_only: bool):
 
 def _print_human(res) -> None:
     print(f"intent: {res.intent.get('label')} ({res.intent.get('confidence', 0):.2f})")
-    print(f"product: {res.product}  releases: {', '.join(res.releases)} ({res.release_source})")
+    chosen = PRODUCT_SOURCE_TEXT.get(res.product_source, "")
+    also = res.routing.get("also") or []
+    products = res.product + "".join(f" + {p} {r}" for p, r in also) if res.product else "(none)"
+    print(f"product: {products}{f' ({chosen})' if chosen else ''}  releases: {', '.join(res.releases)}"
+          f"{f' ({res.release_source})' if res.release_source else ''}")
     if res.rewritten:
         print(f"rewritten: {res.rewritten}")
     if res.knowledge_missing:
