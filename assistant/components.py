@@ -1,4 +1,4 @@
-"""The composition root: the one place that builds heavy components (embedder, Qdrant client, reranker).
+"""The composition root: the one place that builds heavy components (embedder, vector store, reranker).
 
 Everything here is built once per process and passed down; no stage reads global settings.
 """
@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.backends.chat import ChatModel, LLMError
+from assistant.backends.device import Device, resolve_device
 from assistant.backends.embedder import Embedder, resolve_embedding_model
 from assistant.backends.ollama import OllamaChat
+from assistant.library.store import StoreLocked  # noqa: F401 (re-exported: the app and the CLI catch it)
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -26,93 +28,79 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-class StoreLocked(RuntimeError):
-    """Another process holds the embedded Qdrant folder."""
-
-
 _lock = threading.Lock()
 _embedders: dict[tuple[str, int, str], Embedder] = {}
-_clients: dict[str, object] = {}
+_stores: dict[str, object] = {}
+
+
+_devices: dict[str, Device] = {}
+
+
+def get_device(settings: Settings) -> Device:
+    """The device every model runs on; raises backends.device.DeviceUnavailable for a forced GPU that is absent."""
+    with _lock:
+        if settings.device not in _devices:
+            _devices[settings.device] = resolve_device(settings.device)
+        return _devices[settings.device]
+
+
+def device_summary(settings: Settings) -> str:
+    """"cpu, bfloat16, batch 64": where and how the embedder runs, said without loading it."""
+    from assistant.backends.embedder import resolve_precision
+
+    device = get_device(settings)
+    precision = device.half or resolve_precision(settings.embedding_precision)
+    return f"{device.label()}, {precision}, batch {device.batch_size(settings.embedding_batch_size)}"
 
 
 def get_embedder(settings: Settings) -> Embedder:
     path, description = resolve_embedding_model(settings)
-    key = (str(path), settings.embedding_batch_size, settings.embedding_precision)
+    device = get_device(settings)
+    key = (str(path), settings.embedding_batch_size, settings.embedding_precision, device.name)
     with _lock:
         if key not in _embedders:
-            log.info("loading %s", description)
-            _embedders[key] = Embedder(path, settings.embedding_batch_size, description, settings.embedding_precision)
+            log.info("loading %s on %s", description, device.label())
+            _embedders[key] = Embedder(path, settings.embedding_batch_size, description, settings.embedding_precision,
+                                       device)
         return _embedders[key]
 
 
-class SerializedClient:
-    """A local-mode Qdrant client whose calls run one at a time.
-
-    Qdrant's local mode keeps each collection in NumPy arrays that an upsert resizes in place, and it has no lock: a
-    question asked while a sync writes the same release failed, measured, with "operands could not be broadcast
-    together" within a second (tests/test_reliability_faults.py). A server does its own locking, so only local
-    clients are wrapped. A search then waits for at most one upload batch (256 points, under a second here)."""
-
-    def __init__(self, client) -> None:
-        self._client = client
-        self._calls = threading.RLock()
-
-    def __getattr__(self, name: str):
-        value = getattr(self._client, name)
-        if not callable(value):
-            return value
-
-        def call(*args, **kwargs):
-            with self._calls:
-                return value(*args, **kwargs)
-
-        return call
-
-
-def get_qdrant_client(settings: Settings):
-    """One client per process and location: Streamlit reruns must never reopen the local folder."""
-    from qdrant_client import QdrantClient
-
-    if settings.qdrant_url:
-        key = settings.qdrant_url
-    else:
-        key = str((settings.index_dir / "qdrant").resolve())
+def get_store(settings: Settings):
+    """The vector store backend, one per process and location: the Qdrant engine in-process over `index/edge`
+    (Streamlit reruns must never reopen it), or qdrant-client against a Qdrant server when a URL is set."""
+    key = settings.qdrant_url or str((settings.index_dir / "edge").resolve())
     with _lock:
-        if key in _clients:
-            return _clients[key]
+        if key in _stores:
+            return _stores[key]
         if settings.qdrant_url:
+            from qdrant_client import QdrantClient
+
+            from assistant.library.server_store import QdrantServer
+
             api_key = None
             if settings.qdrant_api_key_name:
                 from assistant.secrets import get_secret
 
                 api_key = get_secret(settings.qdrant_api_key_name)
-            client = QdrantClient(url=settings.qdrant_url, api_key=api_key)
+            store = QdrantServer(QdrantClient(url=settings.qdrant_url, api_key=api_key))
         else:
-            Path(key).mkdir(parents=True, exist_ok=True)
-            try:
-                client = SerializedClient(QdrantClient(path=key))
-            except RuntimeError as exc:
-                if "already accessed" in str(exc):
-                    raise StoreLocked(
-                        f"The index at {key} is in use by another Docs Assistant process "
-                        "(an app or a CLI run). Close it, or point ASSISTANT_DATA_DIR elsewhere, "
-                        "or run a Qdrant server and set ASSISTANT_QDRANT_URL."
-                    ) from exc
-                raise
-        _clients[key] = client
-        if len(_clients) == 1:
-            atexit.register(close_qdrant_clients)  # close before interpreter teardown, not in __del__
-        return client
+            from assistant.library.edge_store import EdgeShards
+
+            store = EdgeShards(Path(key))  # raises StoreLocked when another process holds it
+        _stores[key] = store
+        if len(_stores) == 1:
+            atexit.register(close_stores)  # close before interpreter teardown, not in __del__
+        return store
 
 
-def close_qdrant_clients() -> None:
+def close_stores() -> None:
     with _lock:
-        for client in _clients.values():
+        for store in _stores.values():
             try:
-                client.close()
+                store.close()
             except Exception:  # closing is best effort at shutdown
                 pass
-        _clients.clear()
+        _stores.clear()
 
 
 @dataclass
@@ -126,8 +114,8 @@ class Components:
         return get_embedder(self.settings)
 
     @property
-    def qdrant(self):
-        return get_qdrant_client(self.settings)
+    def store(self):
+        return get_store(self.settings)
 
 
 def build_indexer(settings: Settings):
@@ -137,7 +125,7 @@ def build_indexer(settings: Settings):
 
     settings.ensure_dirs()
     return Indexer(settings, Library(settings.library_dir), get_manifest(settings),
-                   lambda: get_qdrant_client(settings), lambda: get_embedder(settings))
+                   lambda: get_store(settings), lambda: get_embedder(settings))
 
 
 _manifests: dict[str, object] = {}
@@ -156,10 +144,12 @@ def get_manifest(settings: Settings):
 def build_reranker(settings: Settings):
     from assistant.answering.rerank import CrossEncoderRerank
 
-    key = ("reranker", settings.reranker_model, str(settings.models_dir))
+    device = get_device(settings)
+    key = ("reranker", settings.reranker_model, str(settings.models_dir), device.name)
     with _lock:
         if key not in _singletons:
-            _singletons[key] = CrossEncoderRerank.from_settings(settings.reranker_model, settings.models_dir)
+            _singletons[key] = CrossEncoderRerank.from_settings(settings.reranker_model, settings.models_dir,
+                                                                device=device)
         return _singletons[key]
 
 
@@ -181,7 +171,7 @@ def build_pipeline(settings: Settings, llm=None, intent=None, corrections: list[
     settings.ensure_dirs()
     return Pipeline(
         settings, library=Library(settings.library_dir), manifest=get_manifest(settings),
-        client=get_qdrant_client(settings), embedder=get_embedder(settings),
+        store=get_store(settings), embedder=get_embedder(settings),
         intent=intent if intent is not None else build_intent_classifier(settings, corrections),
         reranker=build_reranker(settings), llm=llm,
     )
@@ -235,4 +225,4 @@ def build_chat_model(settings: Settings, token: str | None = None) -> LLMChoice:
 def _embedded(settings: Settings) -> ChatModel:
     from assistant.backends.embedded_llm import EmbeddedChat
 
-    return EmbeddedChat(settings.models_dir, settings.embedded_llm_precision)
+    return EmbeddedChat(settings.models_dir, settings.embedded_llm_precision, device=get_device(settings))

@@ -1,11 +1,11 @@
 """What a question pays for asking during a sync: dense search latency on an idle release against the same search
-while a sync uploads points into it, same run, embedded Qdrant.
+while a sync uploads points into it, same run, the embedded store (Qdrant Edge).
 
     python benchmarks/concurrency_bench.py --points 5000 --upload 3000
 
-Local-mode Qdrant calls run one at a time (components.SerializedClient), so a search issued during an upload waits
-for the batch in flight. The sync's writer thread uploads through ReleaseStore.add exactly as an ingestion does
-(LlamaIndex nodes with their payload, 256 points per call). Prints median and worst latency for both phases and
+No lock serialises the store's calls: the engine runs searches beside an upload. The sync's writer thread uploads
+through ReleaseStore.add exactly as an ingestion does (LlamaIndex nodes with their payload, dense and sparse vectors,
+256 points per call). Prints median and worst latency for both phases and
 their ratio.
 """
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from llama_index.core.schema import TextNode  # noqa: E402
 
-from assistant.components import get_qdrant_client  # noqa: E402
+from assistant.components import get_store  # noqa: E402
 from assistant.library.store import ReleaseStore  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 
@@ -63,8 +63,9 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
-        store = ReleaseStore(get_qdrant_client(Settings(data_dir=Path(tmp))), "p", "r", DIM)
+        store = ReleaseStore(get_store(Settings(data_dir=Path(tmp))), "p", "r", DIM)
         store.add(*nodes(args.points, rng))
+        store.finish()  # as the end of the sync that made the release
         queries = rng.standard_normal((64, DIM)).astype(np.float32)
 
         idle = searches(store, queries, None, args.queries)

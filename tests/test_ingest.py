@@ -18,7 +18,6 @@ from hostile_files import FAILED, OK, SKIPPED, make_hostile_corpus
 
 from assistant.components import build_indexer
 from assistant.library.chunking import search_chunk_id
-from assistant.library.lexical import BM25Index
 from assistant.library.readers import SUPPORTED_SUFFIXES
 from assistant.library.store import ReleaseStore
 from assistant.settings import PROJECT_ROOT, Settings
@@ -50,10 +49,8 @@ def run_cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def bm25_paths(indexer, product: str, release: str, query: str) -> set[str]:
-    index = BM25Index.load(indexer.bm25_dir(product, release))
-    assert index is not None
-    hits = index.search(query, k=10)
-    return {row["path"] for row in indexer.manifest.chunk_rows([h.chunk_id for h in hits]).values()}
+    hits = ReleaseStore(indexer.store, product, release, indexer.embedder.dim).lexical(query, 10)
+    return {h.node.metadata["path"] for h in hits}
 
 
 def supported_files(folder: Path) -> set[str]:
@@ -79,15 +76,18 @@ def test_etcd_three_releases_indexed_consistently(etcd_index):
     for report in etcd_index.reports:
         folder = indexer.library.release_dir("etcd", report.release)
         on_disk = supported_files(folder)
-        failed = {f["path"] for f in report.files_failed}
-        # Only Hugo section stubs (front matter, no body) may fail; every real page is indexed.
-        assert all(Path(p).name == "_index.md" for p in failed), failed
-        assert report.files_skipped == [] and report.files_removed == 0
-        assert report.files_indexed == len(on_disk) - len(failed)
-        assert indexed_files(indexer, "etcd", report.release) == on_disk - failed
-        assert indexed_files(indexer, "etcd", report.release, "failed") == failed
+        skipped = {f["path"] for f in report.files_skipped}
+        # Nothing fails; only Hugo section stubs (front matter, no body) are skipped, their titles kept.
+        assert report.files_failed == [] and report.files_removed == 0
+        assert skipped and all(Path(p).name == "_index.md" for p in skipped), skipped
+        assert {f["reason"] for f in report.files_skipped} == {"no body text (front matter only)"}
+        assert report.files_indexed == len(on_disk) - len(skipped)
+        assert indexed_files(indexer, "etcd", report.release) == on_disk - skipped
+        rows = indexer.manifest.files("etcd", report.release)
+        assert {rel for rel, row in rows.items() if row.status == "skipped" and row.title} == skipped
+        assert {row.encoding for row in rows.values() if row.status == "indexed"} == {"utf-8"}
         assert report.chunks > 500
-        assert ReleaseStore(indexer.client, "etcd", report.release, indexer.embedder.dim).count() == report.chunks
+        assert ReleaseStore(indexer.store, "etcd", report.release, indexer.embedder.dim).count() == report.chunks
         assert indexer.verify("etcd", report.release) == []
 
 
@@ -95,7 +95,7 @@ def test_etcd_releases_are_searched_separately(etcd_index):
     indexer = etcd_index.indexer
     query = indexer.embedder.embed(["What is the default value of --snapshot-count?"])[0]
     for release in etcd_index.releases:
-        hits = ReleaseStore(indexer.client, "etcd", release, indexer.embedder.dim).search(query, 5)
+        hits = ReleaseStore(indexer.store, "etcd", release, indexer.embedder.dim).search(query, 5)
         assert len(hits) == 5 and {h.node.metadata["release"] for h in hits} == {release}
         assert bm25_paths(indexer, "etcd", release, "--snapshot-count")  # flags are searchable as whole tokens
 
@@ -107,8 +107,8 @@ def test_etcd_resync_is_a_no_op(etcd_index):
     assert [r.release for r in reports] == list(etcd_index.releases)
     for r in reports:
         assert (r.files_indexed, r.files_removed, r.cancelled) == (0, 0, False)
-        assert r.files_unchanged == first[r.release].files_indexed + len(first[r.release].files_failed)
-        assert r.files_failed == first[r.release].files_failed  # still reported, never re-read
+        assert r.files_unchanged == first[r.release].files_indexed + len(first[r.release].files_skipped)
+        assert r.files_skipped == first[r.release].files_skipped  # still reported, never re-read
         assert r.chunks == first[r.release].chunks
         assert r.seconds < 0.05 * first[r.release].seconds + 1.0, (r.seconds, first[r.release].seconds)
 
@@ -126,8 +126,10 @@ def test_cli_ingest_and_sync_json(tmp_path):
     report = json.loads(done.stdout)
     assert_report_shape(report)
     assert (report["product"], report["release"], report["files_indexed"]) == ("demo", "1.0", 2)
-    assert report["files_failed"] == [{"path": "_index.md", "error": "no extractable text"}]
-    assert report["files_skipped"] == [{"path": "notes.xyz", "reason": "unsupported file type .xyz"}]
+    assert report["files_failed"] == []
+    assert sorted(report["files_skipped"], key=str) == [
+        {"path": "_index.md", "reason": "no body text (front matter only)"},
+        {"path": "notes.xyz", "reason": "unsupported file type .xyz"}]
     assert report["chunks"] >= 2
 
     src2 = tmp_path / "src2"
@@ -144,7 +146,8 @@ def test_cli_ingest_and_sync_json(tmp_path):
         assert_report_shape(r)
         assert r["files_indexed"] == 0 and r["files_removed"] == 0
     assert [r["files_unchanged"] for r in reports] == [3, 1]
-    assert reports[0]["files_failed"] == [{"path": "_index.md", "error": "no extractable text"}]
+    assert reports[0]["files_failed"] == []
+    assert {"path": "_index.md", "reason": "no body text (front matter only)"} in reports[0]["files_skipped"]
 
     # A mistyped source is an error (exit 2) and leaves no empty release behind.
     done = run_cli(data, "ingest", str(tmp_path / "no-such-folder"), "--product", "demo", "--release", "3.0", "--json")
@@ -157,7 +160,7 @@ def test_cli_ingest_and_sync_json(tmp_path):
 
 def test_second_process_is_refused_while_the_store_is_open(tmp_path):
     indexer = build_indexer(make_settings(tmp_path))
-    indexer.client  # this process now holds the embedded Qdrant folder
+    indexer.store  # this process now holds the embedded Qdrant folder
     copy_pages(indexer.library.release_dir("demo", "1.0"), SMALL_PAGES[:1])
 
     done = run_cli(tmp_path / "data", "sync", "--json")
@@ -181,7 +184,7 @@ def test_edit_add_delete_are_followed(tmp_path):
     edited = folder / "learning/glossary.md"
     original = edited.read_text() + "\n\nThe plimsoll grommet is documented only here.\n"
     edited.write_text(original)
-    store = ReleaseStore(indexer.client, "demo", "1.0", indexer.embedder.dim)
+    store = ReleaseStore(indexer.store, "demo", "1.0", indexer.embedder.dim)
 
     [first] = indexer.sync()
     assert (first.files_indexed, first.files_failed) == (4, [])
@@ -198,7 +201,7 @@ def test_edit_add_delete_are_followed(tmp_path):
     new_n = indexer.manifest.files("demo", "1.0")["learning/glossary.md"].n_chunks
     assert 1 <= new_n < old_n
     stale = [search_chunk_id("demo", "1.0", "learning/glossary.md", i) for i in range(new_n, old_n)]
-    assert indexer.client.retrieve(store.name, stale) == []
+    assert store.vectors(stale) == {}
     assert bm25_paths(indexer, "demo", "1.0", "zorblatt quuxinator") == {"learning/glossary.md"}
     assert bm25_paths(indexer, "demo", "1.0", "plimsoll grommet") == set()
     assert store.count() == report.chunks
@@ -220,7 +223,7 @@ def test_edit_add_delete_are_followed(tmp_path):
     [report] = indexer.sync()
     assert (report.files_indexed, report.files_removed, report.files_unchanged) == (0, 1, 4)
     assert bm25_paths(indexer, "demo", "1.0", "quokka frobnicator") == set()
-    assert indexer.client.retrieve(store.name, relay_ids) == []
+    assert store.vectors(relay_ids) == {}
     assert all(h.node.metadata["path"] != "relay.md" for h in store.search(question, 5))
     assert "relay.md" not in indexer.manifest.files("demo", "1.0")
     assert store.count() == report.chunks
@@ -247,7 +250,9 @@ def test_broken_files_get_one_clear_error_each_and_good_files_are_indexed(tmp_pa
     assert indexer.verify("demo", "1.0") == []
 
     [again] = indexer.sync()  # broken files are remembered by hash, reported again, not re-read
-    assert again.files_indexed == 0 and again.files_unchanged == len(good) + len(failed)
+    set_aside = [n for n in skipped if n.endswith(".md")]  # read once and set aside: front matter only
+    assert set_aside == ["front_matter_only.md"]
+    assert again.files_indexed == 0 and again.files_unchanged == len(good) + len(failed) + len(set_aside)
     assert sorted(again.files_failed, key=str) == sorted(report.files_failed, key=str)
     assert sorted(again.files_skipped, key=str) == sorted(report.files_skipped, key=str)
 
@@ -290,7 +295,7 @@ def test_a_changed_recipe_reindexes_every_file_once(tmp_path, caplog, monkeypatc
     indexer = build_indexer(settings)
     folder = indexer.library.release_dir("demo", "1.0")
     copy_pages(folder, SMALL_PAGES[:2] + ["learning/glossary.md"])
-    (folder / "bad_utf8.txt").write_bytes("Caf\u00e9 menu\n".encode("latin-1") + b"More text.\n")
+    (folder / "bad_utf8.txt").write_bytes(b"Caf\x81\x8d\x9d menu\nMore text.\n")
     [first] = indexer.sync()
     assert (first.files_indexed, len(first.files_failed)) == (3, 1)
 
@@ -303,7 +308,7 @@ def test_a_changed_recipe_reindexes_every_file_once(tmp_path, caplog, monkeypatc
     assert redo.chunks > first.chunks  # the glossary alone makes many more 60-token chunks
     assert {r.recipe for r in smaller.manifest.files("demo", "1.0").values()} == {smaller.recipe}
     assert smaller.verify("demo", "1.0") == []
-    store = ReleaseStore(smaller.client, "demo", "1.0", smaller.embedder.dim)
+    store = ReleaseStore(smaller.store, "demo", "1.0", smaller.embedder.dim)
     assert store.count() == redo.chunks
     [again] = smaller.sync()
     assert (again.files_indexed, again.files_unchanged) == (0, 4)
@@ -395,7 +400,7 @@ def test_another_embedding_model_rebuilds_the_collection_crash_safely(tmp_path, 
                                    embedding_model=str(minilm_128)))
     assert other.embedder.dim == 128 and other.recipe != indexer.recipe
     assert {r["stale"] for r in other.manifest.stats(other.recipe)} == {4}
-    store = ReleaseStore(other.client, "demo", "1.0", 128)
+    store = ReleaseStore(other.store, "demo", "1.0", 128)
     question = other.embedder.embed(["How do I revoke a lease?"])[0]
     assert store.vector_size() == 384 and store.search(question, 3) == []  # skipped, not a crash
 
@@ -431,7 +436,7 @@ def test_saving_another_embedding_model_in_the_app_starts_the_reindex(tmp_path, 
     job = services.ingest.wait(timeout=600)
     assert not job.error and [r["files_indexed"] for r in job.reports] == [2]
     assert list(services.library_overview()["state"]) == ["on disk"]
-    assert ReleaseStore(services.indexer.client, "demo", "1.0", 128).vector_size() == 128
+    assert ReleaseStore(services.indexer.store, "demo", "1.0", 128).vector_size() == 128
 
 
 @pytest.mark.parametrize("model", ["minilm_rotated", "minilm_128"])

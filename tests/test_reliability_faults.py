@@ -28,9 +28,8 @@ from assistant.components import (
     build_indexer,
     build_intent_classifier,
     build_pipeline,
-    get_qdrant_client,
+    get_store,
 )
-from assistant.library.lexical import BM25Index
 from assistant.library.manifest import ContextRow, Manifest
 from assistant.library.store import ReleaseStore
 from assistant.settings import PROJECT_ROOT, Settings
@@ -124,7 +123,7 @@ def test_ollama_fault_reaches_the_cli_as_a_note_and_exit_code_zero(ollama_server
 # -- a second process on the same data folder ---------------------------------------------------------------------------
 def test_second_cli_ask_is_refused_while_the_app_holds_the_index_and_the_index_stays_clean(etcd_index):
     indexer = etcd_index.indexer
-    indexer.client  # this process holds the embedded Qdrant folder, as a running app does
+    indexer.store  # this process holds the embedded Qdrant folder, as a running app does
     generations = {r: indexer.manifest.generation("etcd", r) for r in etcd_index.releases}
     done = _cli(etcd_index.settings.data_dir, "ask", "--search-only", "--json", QUESTION)
     assert done.returncode == 3, done.stderr[-2000:]
@@ -138,9 +137,9 @@ def test_second_cli_ask_is_refused_while_the_app_holds_the_index_and_the_index_s
 HOLD = """
 import sys
 from pathlib import Path
-from assistant.components import get_qdrant_client
+from assistant.components import get_store
 from assistant.settings import Settings
-get_qdrant_client(Settings(data_dir=Path(sys.argv[1])))
+get_store(Settings(data_dir=Path(sys.argv[1])))
 print("holding", flush=True)
 sys.stdin.readline()
 """
@@ -176,8 +175,8 @@ NEW_DOC = "# Wombat ledger\n\n" + "\n\n".join(
 
 
 def _searchable(indexer, query: str) -> set[str]:
-    bm25 = BM25Index.load(indexer.bm25_dir("etcd", "v3.5"))
-    return {r["path"] for r in indexer.manifest.chunk_rows([h.chunk_id for h in bm25.search(query, k=5)]).values()}
+    store = ReleaseStore(indexer.store, "etcd", "v3.5", indexer.embedder.dim)
+    return {h.node.metadata["path"] for h in store.lexical(query, 5)}
 
 
 def test_disk_full_midway_is_reported_the_old_index_serves_and_a_later_sync_completes(tmp_path, monkeypatch):
@@ -206,7 +205,7 @@ def test_disk_full_midway_is_reported_the_old_index_serves_and_a_later_sync_comp
 
     # The previous index still answers: both old files by words and by meaning.
     assert _searchable(indexer, "lease TTL grant") >= {SMALL_PAGES[0]}
-    store = ReleaseStore(indexer.client, "etcd", "v3.5", indexer.embedder.dim)
+    store = ReleaseStore(indexer.store, "etcd", "v3.5", indexer.embedder.dim)
     question = indexer.embedder.embed(["How do I read keys from etcd?"])[0]
     assert SMALL_PAGES[1] in {h.node.metadata["path"] for h in store.search(question, 3)}
     # The interrupted files are marked unfinished, so the next sync knows to redo them.
@@ -226,13 +225,14 @@ def _limit_file_size(limit: int):
 
 
 def test_real_write_failure_in_a_cli_sync_is_a_clear_error_and_a_later_sync_completes(tmp_path):
-    """No fault injection: the child may not grow any file past the index's current size (RLIMIT_FSIZE), as on a
-    full disk, so SQLite and Qdrant hit a genuine write error somewhere in the middle of the sync."""
+    """No fault injection: the child may not grow any file past the manifest's current size (RLIMIT_FSIZE), as on a
+    full disk, so SQLite and the store hit a genuine write error somewhere in the middle of the sync. (The store's
+    engine preallocates its files in 32 MB pages, so the biggest file of the index would be no limit at all.)"""
     data = tmp_path / "data"
     folder = data / "library" / "etcd" / "v3.5"
     _copy(folder, SMALL_PAGES[:2])
     assert _cli(data, "sync").returncode == 0
-    biggest = max(p.stat().st_size for p in (data / "index").rglob("*") if p.is_file())
+    biggest = (data / "index" / "manifest.sqlite").stat().st_size
     (folder / "wombat.md").write_text(NEW_DOC * 4)
     _copy(folder, SMALL_PAGES[2:])
 
@@ -247,9 +247,9 @@ def test_real_write_failure_in_a_cli_sync_is_a_clear_error_and_a_later_sync_comp
     try:
         assert _searchable(indexer, "lease TTL grant") >= {SMALL_PAGES[0]}, "the previous index still serves"
     finally:
-        from assistant.components import close_qdrant_clients
+        from assistant.components import close_stores
 
-        close_qdrant_clients()  # let the next child open the folder
+        close_stores()  # let the next child open the folder
     done = _cli(data, "sync", "--json")
     assert done.returncode == 0, done.stderr[-3000:]
     indexer = build_indexer(Settings(data_dir=data, models_dir=PROJECT_ROOT / "models"))
@@ -341,13 +341,12 @@ def test_manifest_shared_by_a_writer_and_readers_stays_consistent(tmp_path):
 
 
 def test_questions_during_a_sync_search_the_local_store_safely(tmp_path):
-    """A sync uploads points while the chat searches the same release. Qdrant's local mode has no lock of its own;
-    unserialised, this failed within a second ("operands could not be broadcast together")."""
+    """A sync uploads points while the chat searches the same release, with no lock between them (qdrant-client's
+    local mode, the store before, failed this within a second unserialised: "operands could not be broadcast")."""
     import numpy as np
     from llama_index.core.schema import TextNode
 
-    client = get_qdrant_client(Settings(data_dir=tmp_path))
-    store = ReleaseStore(client, "p", "r1", 32)
+    store = ReleaseStore(get_store(Settings(data_dir=tmp_path)), "p", "r1", 32)
     rng = np.random.default_rng(7)
     done = threading.Event()
     searched = [0, 0]
@@ -382,7 +381,7 @@ def test_a_release_dropped_between_the_size_check_and_the_query_finds_nothing(tm
     import numpy as np
     from llama_index.core.schema import TextNode
 
-    store = ReleaseStore(get_qdrant_client(Settings(data_dir=tmp_path)), "p", "gone", 8)
+    store = ReleaseStore(get_store(Settings(data_dir=tmp_path)), "p", "gone", 8)
     store.add([TextNode(id_="00000000-0000-0000-0000-000000000001", text="x")], np.ones((1, 8), dtype=np.float32))
     assert len(store.search(np.ones(8, dtype=np.float32), 5)) == 1
     size = store.vector_size

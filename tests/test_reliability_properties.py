@@ -8,6 +8,8 @@ packing logic is the same for any counter, and no model is needed.
 from __future__ import annotations
 
 import re
+import uuid
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,7 +23,6 @@ from assistant.library.chunking import (
     section_documents,
 )
 from assistant.library.documents import ParsedDocument, Section
-from assistant.library.lexical import BM25Index
 from assistant.library.versions import normalise_release
 
 
@@ -122,25 +123,50 @@ def test_a_major_the_library_does_not_have_never_snaps_to_a_neighbour(numbers, m
     assert normalise_release(f"{major}.{numbers[0]}", available) is None
 
 
-# -- BM25 -----------------------------------------------------------------------------------------------------------------
-@settings(max_examples=60, deadline=None)
+# -- BM25 in the store's engine ----------------------------------------------------------------------------------------------
+def _lexical_store(texts: list[str]):
+    """A real Edge shard holding `texts` (dense vectors do not matter here); the caller closes it."""
+    import tempfile
+
+    import numpy as np
+    from llama_index.core.schema import TextNode
+
+    from assistant.library.edge_store import EdgeShards
+    from assistant.library.store import ReleaseStore
+
+    folder = tempfile.TemporaryDirectory()
+    backend = EdgeShards(Path(folder.name))
+    store = ReleaseStore(backend, "p", "r", 4)
+    nodes = [TextNode(id_=str(uuid.UUID(int=i + 1)), text=t, metadata={"path": f"c{i}"}) for i, t in enumerate(texts)]
+    store.add(nodes, np.ones((len(nodes), 4), dtype=np.float32))
+    return store, backend, folder
+
+
+@settings(max_examples=30, deadline=None)
 @given(st.lists(st.text(max_size=120), min_size=1, max_size=12), st.text(max_size=80))
 def test_bm25_builds_and_searches_any_text(texts, query):
-    ids = [f"c{i}" for i in range(len(texts))]
-    index = BM25Index.build(ids, texts)
-    hits = index.search(query, k=5)
-    assert len(hits) <= 5 and {h.chunk_id for h in hits} <= set(ids)
+    store, backend, folder = _lexical_store(texts)
+    try:
+        hits = store.lexical(query, 5)
+    finally:
+        backend.close()
+        folder.cleanup()
+    assert len(hits) <= 5 and {h.node.metadata["path"] for h in hits} <= {f"c{i}" for i in range(len(texts))}
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(st.text(alphabet="abc def ghi", max_size=60), min_size=1, max_size=8), st.data())
 def test_bm25_finds_the_one_chunk_holding_a_unique_identifier(texts, data):
     target = data.draw(st.integers(min_value=0, max_value=len(texts) - 1))
     texts = list(texts)
     texts[target] += " the --zq-unique_flag setting"
-    index = BM25Index.build([f"c{i}" for i in range(len(texts))], texts)
-    assert index.search("what does --zq-unique_flag do?", k=3)[0].chunk_id == f"c{target}"
+    store, backend, folder = _lexical_store(texts)
+    try:
+        assert store.lexical("what does --zq-unique_flag do?", 3)[0].node.metadata["path"] == f"c{target}"
+    finally:
+        backend.close()
+        folder.cleanup()
 
 
 # -- citations --------------------------------------------------------------------------------------------------------------

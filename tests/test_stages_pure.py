@@ -10,7 +10,6 @@ from assistant.answering.fusion import (
     lost_in_the_middle,
     margin_filter,
     mmr,
-    rrf,
     weighted_average,
 )
 from assistant.answering.glossary import expand, mine_glossary
@@ -29,7 +28,7 @@ from assistant.answering.rewrite import (
     is_follow_up,
     rewrite,
 )
-from assistant.library.lexical import BM25Index, tokenize
+from assistant.library.lexical import document_sparse, query_sparse, term_index, tokenize
 
 
 def test_tokenizer_keeps_identifiers_whole_and_split():
@@ -46,47 +45,21 @@ def test_tokenizer_never_fails_and_lowercases(text):
     assert all(t == t.lower() and t for t in tokenize(text))
 
 
-def test_bm25_prefers_literal_identifier():
-    idx = BM25Index.build(["a", "b", "c"], [
-        "The --snapshot-count flag sets how many applied entries trigger a snapshot.",
-        "Snapshots are taken periodically; count them with the metrics endpoint.",
-        "Unrelated text about TLS certificates.",
-    ])
-    hits = idx.search("what does --snapshot-count do")
-    assert hits[0].chunk_id == "a"
-    assert all(h.chunk_id != "c" for h in hits)
-
-
-def test_bm25_saves_to_one_file_and_reads_the_earlier_two_file_layout(tmp_path):
-    import json
-
-    from scipy import sparse
-
-    idx = BM25Index.build(["a", "b"], ["etcd --snapshot-count flag", "prometheus retention time"], stamp="7")
-    idx.save(tmp_path / "new")
-    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["bm25.npz"]  # one rename: never half-updated
-    back = BM25Index.load(tmp_path / "new")
-    assert (back.ids, back.vocab, back.stamp) == (idx.ids, idx.vocab, "7")
-    assert (back.weights != idx.weights).nnz == 0
-    assert [h.chunk_id for h in back.search("--snapshot-count")] == ["a"]
-
-    old = tmp_path / "old"  # as written before: weights and metadata in two files
-    old.mkdir()
-    sparse.save_npz(old / "weights.npz", idx.weights)
-    (old / "meta.json").write_text(json.dumps({"ids": idx.ids, "vocab": idx.vocab, "stamp": "7"}))
-    assert [h.chunk_id for h in BM25Index.load(old).search("retention")] == ["b"]
-    BM25Index.load(old).save(old)
-    assert sorted(p.name for p in old.iterdir()) == ["bm25.npz"]
-    whole = (old / "bm25.npz").read_bytes()
-    for broken in (b"not a zip", whole[: len(whole) // 2], whole[:-30]):
-        (old / "bm25.npz").write_bytes(broken)
-        assert BM25Index.load(old) is None  # unreadable: the next sync rebuilds it
-
-
-def test_rrf_rewards_agreement():
-    scores = rrf([["x", "y", "z"], ["y", "x"], ["y"]])
-    assert max(scores, key=scores.get) == "y"
-    assert scores["z"] < scores["x"]
+def test_sparse_vectors_keep_identifiers_whole_and_weigh_terms_like_bm25():
+    text = "The --snapshot-count flag sets how many applied entries trigger a snapshot. Snapshot snapshot."
+    indices, values = document_sparse(text)
+    weight = dict(zip(indices, values))
+    for term in ("snapshot-count", "snapshot", "count", "entries"):
+        assert term_index(term) in weight
+    assert term_index("the") not in weight  # stop words carry nothing
+    assert weight[term_index("snapshot")] > weight[term_index("entries")]  # three uses against one
+    assert weight[term_index("snapshot")] < 3 * weight[term_index("entries")]  # saturated by k1
+    long = document_sparse(text + " padding words" * 40)
+    assert dict(zip(*long))[term_index("entries")] < weight[term_index("entries")]  # longer chunk, lower weight
+    q_indices, q_values = query_sparse("what does --snapshot-count do? snapshot-count!")
+    assert sorted(q_indices) == sorted({term_index(t) for t in ("snapshot-count", "snapshot", "count")})
+    assert set(q_values) == {1.0}
+    assert document_sparse("") == ([], []) and query_sparse("?!") == ([], [])
 
 
 def test_weighted_average_normalises_each_list():

@@ -1,20 +1,13 @@
-"""Pure ranking decisions: fusion, threshold, MMR and DECO's margin filter. No I/O; each is tested on its own."""
+"""Pure ranking decisions: weighted fusion, MMR and DECO's margin filter. No I/O; each is tested on its own.
+
+Reciprocal rank fusion runs inside the store's engine (store.SearchSpec).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
-
-
-def rrf(rankings: Sequence[Sequence[str]], k: int = 60, weights: Sequence[float] | None = None) -> dict[str, float]:
-    """Reciprocal rank fusion (DECO): sum of w / (k + rank) over every ranked list an item appears in."""
-    scores: dict[str, float] = {}
-    for i, ranking in enumerate(rankings):
-        w = 1.0 if weights is None else weights[i]
-        for rank, key in enumerate(ranking, start=1):
-            scores[key] = scores.get(key, 0.0) + w / (k + rank)
-    return scores
 
 
 def weighted_average(score_lists: Sequence[dict[str, float]], weights: Sequence[float]) -> dict[str, float]:

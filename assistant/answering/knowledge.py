@@ -10,6 +10,7 @@ Two calibrated signals, then the LLM's verdict where a preset asks for it:
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from assistant.backends.chat import ChatModel, ask_json
@@ -39,8 +40,8 @@ def identifiers(question: str) -> list[str]:
     return out
 
 
-def term_present(term: str, vocab: dict[str, int] | set[str]) -> bool:
-    """A term is documented when every whole token of it is in the release's BM25 vocabulary."""
+def term_present(term: str, vocab: Container[str]) -> bool:
+    """A term is documented when every whole token of it is among the release's indexed words."""
     toks = tokenize(term)
     whole = [t for t in toks if t == term.lower().strip("-`.") or not re.search(r"[\-_./]", t)]
     check = whole or toks
@@ -56,8 +57,8 @@ def decide(relevance: float, absent: list[str], threshold: float) -> tuple[bool,
     return False, "retrieved passages cover the question"
 
 
-def check(question: str, *, relevance: float, threshold: float, release_vocab: dict[str, int] | None,
-          other_vocabs: dict[str, dict[str, int]], suggestion: str | None,
+def check(question: str, *, relevance: float, threshold: float, release_vocab: Container[str] | None,
+          other_vocabs: dict[str, Container[str]], suggestion: str | None,
           llm: ChatModel | None = None, context: list[str] | None = None) -> KnowledgeVerdict:
     terms = identifiers(question)
     absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)]

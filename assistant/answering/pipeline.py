@@ -25,7 +25,7 @@ from assistant.answering.product_evidence import choose, gather
 from assistant.answering.query_check import check_query
 from assistant.answering.reduce import extract, llm_select
 from assistant.answering.rerank import CrossEncoderRerank
-from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, keep_by_margin
+from assistant.answering.retrieval import HybridRetriever, Lexicon, ReleaseIndex, keep_by_margin
 from assistant.answering.rewrite import condense_rules, is_follow_up, rewrite
 from assistant.answering.routing import Routing, detect, strip_release_mentions
 from assistant.answering.state import AskResult, Candidate, Observer, StageEvent, Turn
@@ -43,13 +43,13 @@ __all__ = ["AskResult", "Candidate", "Pipeline"]
 class Pipeline:
     """Holds the heavy components (built by the composition root) and runs one question at a time."""
 
-    def __init__(self, settings: Settings, *, library: Library, manifest: Manifest, client, embedder,
+    def __init__(self, settings: Settings, *, library: Library, manifest: Manifest, store, embedder,
                  intent: IntentClassifier, reranker: CrossEncoderRerank | None = None,
                  llm: ChatModel | None = None) -> None:
         self.settings = settings
         self.library = library
         self.manifest = manifest
-        self.client = client
+        self.store = store  # the store backend (library/store.py)
         self.embedder = embedder
         self.embed_model = LocalEmbedding(embedder)
         self.intent = intent
@@ -57,32 +57,22 @@ class Pipeline:
         self.llm = llm
         self._indexes: dict[tuple[str, str], ReleaseIndex] = {}
         self.model_tag = embedding_model_tag(settings)  # releases embedded by another model are searched by words
-        self._vocab_cache: tuple[tuple, set[str]] | None = None
 
     # -- helpers -----------------------------------------------------------------------------------------------------
     def index(self, product: str, release: str) -> ReleaseIndex:
         key = (product, release)
         if key not in self._indexes:
-            store = ReleaseStore(self.client, product, release, self.embedder.dim)
-            self._indexes[key] = ReleaseIndex(product, release, store, self.manifest,
-                                              self.settings.index_dir / "bm25" / collection_name(product, release),
-                                              model_tag=self.model_tag)
+            store = ReleaseStore(self.store, product, release, self.embedder.dim)
+            self._indexes[key] = ReleaseIndex(product, release, store, self.manifest, model_tag=self.model_tag)
         return self._indexes[key]
 
-    def vocab(self, product: str, release: str) -> dict[str, int] | None:
-        bm25 = self.index(product, release).bm25
-        return bm25.vocab if bm25 is not None else None
+    def vocab(self, *releases: tuple[str, str]) -> Lexicon:
+        """The indexed words of these (product, release) pairs, asked of the store's sparse index."""
+        return Lexicon([self.index(p, r).store for p, r in releases])
 
-    def library_vocabulary(self, catalogue) -> set[str]:
-        """Every indexed term of every release, rebuilt only when some release changed (the query check uses it)."""
-        stamp = tuple((c.name, r, self.manifest.generation(c.name, r)) for c in catalogue for r in c.releases)
-        if self._vocab_cache is None or self._vocab_cache[0] != stamp:
-            vocab: set[str] = set()
-            for c in catalogue:
-                for r in c.releases:
-                    vocab.update((self.vocab(c.name, r) or {}).keys())
-            self._vocab_cache = (stamp, vocab)
-        return self._vocab_cache[1]
+    def library_vocabulary(self, catalogue) -> Lexicon:
+        """Every indexed term of every release (the query check uses it)."""
+        return self.vocab(*((c.name, r) for c in catalogue for r in c.releases))
 
     def glossary(self, product: str) -> dict[str, str]:
         releases = self.library.releases(product)
@@ -95,7 +85,7 @@ class Pipeline:
         return load_or_mine(self.settings.index_dir / "glossary" / f"{collection_name(product, '')}.json", stamp, texts)
 
     def warm_up(self) -> None:
-        """Pay the one-time costs (query-check seeds, vocabularies, BM25 files) before the first question."""
+        """Pay the one-time costs (query-check seeds, the store's shards) before the first question."""
         catalogue = self.library.catalogue()
         check_query("warm up", embed=self.embedder.embed, product_names=[c.display_name for c in catalogue],
                     vocabulary=self.library_vocabulary(catalogue) or None)
@@ -125,6 +115,8 @@ class Pipeline:
     def _turn(self, question, history, product, release, preset, search_only, on_token, intent_override) -> Turn:
         p = get_preset(preset) if isinstance(preset, str) else preset
         res = AskResult(question=question, preset=p.name, search_only=search_only or self.llm is None)
+        device = getattr(self.embedder, "device", None)
+        res.device = device.label() if device is not None else ""
         llm = None if res.search_only else self.llm
         if llm is not None:
             res.llm = {"backend": llm.backend, "model": llm.model}
@@ -269,10 +261,8 @@ class Pipeline:
         top = contexts[0].node.metadata if contexts else {}
         suggestion = kn.suggest_question(top.get("title", ""), top.get("section", ""), routing.product,
                                          routing.releases[0]) if contexts else None
-        vocab_union: dict[str, int] = {}
-        for product, r in [(routing.product, r) for r in routing.releases] + list(routing.also):
-            vocab_union.update(self.vocab(product, r) or {})
-        others = {r: (self.vocab(routing.product, r) or {}) for r in self.library.releases(routing.product)
+        vocab_union = self.vocab(*([(routing.product, r) for r in routing.releases] + list(routing.also)))
+        others = {r: self.vocab((routing.product, r)) for r in self.library.releases(routing.product)
                   if r not in routing.releases}
         verdict = kn.check(
             # Words only (another model's vectors): no cosine to judge by, the vocabulary check still runs.

@@ -1,7 +1,12 @@
-"""Retrieval (stage 5): dense and BM25 search per query in the target release(s), fused, thresholded, mapped from
-search chunks to their context chunks.
+"""Retrieval (stage 5): dense and lexical (BM25) search per query in the target release(s), fused, thresholded,
+mapped from search chunks to their context chunks.
 
-Every retriever is a LlamaIndex `BaseRetriever` speaking `NodeWithScore`; per-stage scores travel in the node's
+Both kinds run inside the store's engine in one query per release: a prefetch per query and kind, fused there by
+reciprocal rank (DECO, QAMR). Lists of different releases never share a chunk, so merging the releases' fused lists
+by score is the RRF of all lists at once. Ericsson's weighted average needs each list's raw scores: those come back
+whole and are fused here (fusion.weighted_average).
+
+The retriever is a LlamaIndex `BaseRetriever` speaking `NodeWithScore`; per-stage scores travel in the node's
 metadata (`dense`, `bm25`, `fused`) so the app and the evaluation can show where a candidate came from.
 """
 
@@ -15,10 +20,9 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from assistant.answering.fusion import margin_filter, mmr, rrf, weighted_average
-from assistant.library.lexical import BM25Index
+from assistant.answering.fusion import margin_filter, mmr, weighted_average
 from assistant.library.manifest import Manifest
-from assistant.library.store import ReleaseStore
+from assistant.library.store import Hit, ReleaseStore, SearchSpec
 
 log = logging.getLogger(__name__)
 
@@ -42,22 +46,20 @@ class RetrievalParams:
 
 @dataclass
 class ReleaseIndex:
-    """Everything needed to search one release; BM25 is loaded lazily and reloaded when the release changes."""
+    """Everything needed to search one release."""
 
     product: str
     release: str
     store: ReleaseStore
     manifest: Manifest
-    bm25_dir: object
     model_tag: str | None = None  # the current embedding model (ingest.embedding_model_tag); None: recipes unchecked
-    _bm25: BM25Index | None = field(default=None, repr=False)
     _dense_ok: tuple[str, bool] | None = field(default=None, repr=False)
 
     @property
     def dense_ok(self) -> bool:
         """False while the release holds vectors the current embedding model did not make: a file whose recipe names
         another model (same vector size or not: their cosines against this model's query vectors mean nothing), or a
-        collection of another vector size (files indexed before recipes were recorded say nothing of their model).
+        shard of another vector size (files indexed before recipes were recorded say nothing of their model).
         The release then answers by words only until the re-index that the model change started has finished.
         Checked once per manifest generation."""
         gen = str(self.manifest.generation(self.product, self.release))
@@ -73,50 +75,25 @@ class ReleaseIndex:
         return self._dense_ok[1]
 
     @property
-    def bm25(self) -> BM25Index | None:
-        gen = str(self.manifest.generation(self.product, self.release))
-        if self._bm25 is None or self._bm25.stamp != gen:
-            self._bm25 = BM25Index.load(self.bm25_dir)
-        return self._bm25
+    def lexicon(self) -> "Lexicon":
+        return Lexicon([self.store])
 
 
-def _node(row: dict) -> TextNode:
-    meta = {k: row[k] for k in ("product", "release", "path", "title", "section", "page", "context_id", "chunk_no")}
-    return TextNode(id_=row["id"], text=row["text"], metadata=meta)
+class Lexicon:
+    """The words of one or more releases, asked of the engine's sparse index (`term in lexicon`): the knowledge
+    check's and the query check's vocabulary, with nothing to rebuild when a release changes."""
 
+    def __init__(self, stores: list[ReleaseStore]) -> None:
+        self.stores = stores
+        self._seen: dict[str, bool] = {}
 
-class DenseRetriever(BaseRetriever):
-    def __init__(self, index: ReleaseIndex, embed_model: BaseEmbedding, k: int = 20) -> None:
-        super().__init__()
-        self.index, self.embed_model, self.k = index, embed_model, k
+    def __contains__(self, term: str) -> bool:
+        if term not in self._seen:
+            self._seen[term] = any(s.has_term(term) for s in self.stores)
+        return self._seen[term]
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        vec = np.asarray(query_bundle.embedding or self.embed_model.get_query_embedding(query_bundle.query_str), dtype=np.float32)
-        out = []
-        for hit in self.index.store.search(vec, self.k):
-            hit.node.metadata["dense"] = hit.score
-            out.append(NodeWithScore(node=hit.node, score=hit.score))
-        return out
-
-
-class LexicalRetriever(BaseRetriever):
-    def __init__(self, index: ReleaseIndex, k: int = 20) -> None:
-        super().__init__()
-        self.index, self.k = index, k
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        bm25 = self.index.bm25
-        if bm25 is None:
-            return []
-        hits = bm25.search(query_bundle.query_str, self.k)
-        rows = self.index.manifest.chunk_rows([h.chunk_id for h in hits])
-        out = []
-        for h in hits:
-            if h.chunk_id in rows:
-                node = _node(rows[h.chunk_id])
-                node.metadata["bm25"] = h.score
-                out.append(NodeWithScore(node=node, score=h.score))
-        return out
+    def __bool__(self) -> bool:
+        return any(s.count() for s in self.stores)
 
 
 @dataclass
@@ -140,45 +117,48 @@ class HybridRetriever(BaseRetriever):
         p = self.params
         dense_queries = dense_queries if dense_queries is not None else queries
         vectors = self.embed_model.get_text_embedding_batch(dense_queries) if p.use_dense and dense_queries else []
-        rankings: list[list[str]] = []
-        weights: list[float] = []
+        vectors = [np.asarray(v, dtype=np.float32) for v in vectors]
+        lexical = queries if p.use_bm25 else []
+        nodes: dict[str, TextNode] = {}
+        fused: dict[str, float] = {}
         dense_scores: list[dict[str, float]] = []
         bm25_scores: list[dict[str, float]] = []
-        nodes: dict[str, TextNode] = {}
         per_query: dict[str, dict[str, int]] = {}
         skipped: list[str] = []
         for index in self.indexes:
-            if p.use_dense and not index.dense_ok:
+            dense_ok = p.use_dense and index.dense_ok
+            if p.use_dense and not dense_ok:
                 skipped.append(index.release)
-            elif p.use_dense:
-                retriever = DenseRetriever(index, self.embed_model, p.dense_k)
-                for q, vec in zip(dense_queries, vectors):
-                    hits = retriever.retrieve(QueryBundle(query_str=q, embedding=vec))
-                    self._collect(hits, nodes, rankings, dense_scores, "dense")
-                    weights.append(p.dense_weight * 2)
+            spec = SearchSpec(vectors if dense_ok else [], lexical, p.dense_k, p.bm25_k, fuse=p.fusion == "rrf",
+                              rrf_k=p.rrf_k, dense_weight=p.dense_weight)
+            ranked, dense_lists, lexical_lists = index.store.hybrid(spec)
+            for hit in ranked:
+                nodes.setdefault(hit.chunk_id, hit.node)
+                fused[hit.chunk_id] = hit.score
+            for q, hits in zip(dense_queries if dense_ok else [], dense_lists):
+                dense_scores.append(_collect(hits, nodes, "dense"))
+                per_query.setdefault(q, {}).setdefault("dense", 0)
+                per_query[q]["dense"] += len(hits)
+            for q, hits in zip(lexical, lexical_lists):
+                bm25_scores.append(_collect(hits, nodes, "bm25"))
+                per_query.setdefault(q, {}).setdefault("bm25", 0)
+                per_query[q]["bm25"] += len(hits)
+            if spec.fuse and spec.dense:
+                for q in dense_queries:  # fused in the engine: each dense prefetch returned up to dense_k
                     per_query.setdefault(q, {}).setdefault("dense", 0)
-                    per_query[q]["dense"] += len(hits)
-            if p.use_bm25:
-                retriever = LexicalRetriever(index, p.bm25_k)
-                for q in queries:
-                    hits = retriever.retrieve(QueryBundle(query_str=q))
-                    self._collect(hits, nodes, rankings, bm25_scores, "bm25")
-                    weights.append((1 - p.dense_weight) * 2)
-                    per_query.setdefault(q, {}).setdefault("bm25", 0)
-                    per_query[q]["bm25"] += len(hits)
+                    per_query[q]["dense"] += min(p.dense_k, len(ranked))
 
         if p.fusion == "weighted":
             fused = weighted_average([_max_merge(dense_scores), _max_merge(bm25_scores)], [p.dense_weight, 1 - p.dense_weight])
         elif p.fusion == "dense":
             fused = _max_merge(dense_scores)
-        else:
-            fused = rrf(rankings, k=p.rrf_k, weights=weights)
+        fused = {key: score for key, score in fused.items() if nodes.get(key) is not None}
 
-        qvec = np.asarray(vectors[0], dtype=np.float32) if len(vectors) else None
-        self._fill_dense(nodes, qvec)
-        ranked = sorted(fused, key=lambda key: -fused[key])
+        qvec = vectors[0] if vectors else None
+        self._fill_dense(nodes, qvec, fused)
+        ranked_keys = sorted(fused, key=lambda key: -fused[key])
         out = []
-        for key in ranked:
+        for key in ranked_keys:
             node = nodes[key]
             node.metadata["fused"] = fused[key]
             cos = node.metadata.get("dense")
@@ -194,37 +174,34 @@ class HybridRetriever(BaseRetriever):
             n.node.metadata.pop("_vec", None)
         return RetrievalResult(out[: p.candidates], per_query, skipped)
 
-    @staticmethod
-    def _collect(hits, nodes, rankings, score_lists, kind: str) -> None:
-        ranking, scores = [], {}
-        for h in hits:
-            key = h.node.node_id
-            if key in nodes:
-                nodes[key].metadata[kind] = max(nodes[key].metadata.get(kind, float("-inf")), h.score)
-            else:
-                nodes[key] = h.node
-            ranking.append(key)
-            scores[key] = h.score
-        rankings.append(ranking)
-        score_lists.append(scores)
-
-    def _fill_dense(self, nodes: dict[str, TextNode], qvec: np.ndarray | None) -> None:
+    def _fill_dense(self, nodes: dict[str, TextNode], qvec: np.ndarray | None, keys: dict[str, float]) -> None:
         """Cosine for every candidate, BM25-only hits included: thresholds and the knowledge check need it."""
-        if qvec is None or not nodes:
+        if qvec is None or not keys:
             return
         by_release: dict[tuple[str, str], list[str]] = {}
-        for key, node in nodes.items():
+        for key in keys:
+            node = nodes[key]
             by_release.setdefault((node.metadata["product"], node.metadata["release"]), []).append(key)
         for index in self.indexes:
-            keys = by_release.get((index.product, index.release), [])
-            if not keys or not index.dense_ok or not index.store.exists():
+            wanted = by_release.get((index.product, index.release), [])
+            if not wanted or not index.dense_ok:
                 continue  # no vectors, or another model's (their cosine means nothing, or their size differs)
-            for point in index.store.client.retrieve(index.store.name, ids=keys, with_vectors=True, with_payload=False):
-                vec = point.vector["text-dense"] if isinstance(point.vector, dict) else point.vector
-                vec = np.asarray(vec, dtype=np.float32)
-                node = nodes[str(point.id)]
-                node.metadata["dense"] = float(vec @ qvec)
-                node.metadata["_vec"] = vec
+            for key, vec in index.store.vectors(wanted).items():
+                nodes[key].metadata["dense"] = float(vec @ qvec)
+                nodes[key].metadata["_vec"] = vec
+
+
+def _collect(hits: list[Hit], nodes: dict[str, TextNode], kind: str) -> dict[str, float]:
+    """One ranked list's scores, each also kept on its node's metadata (the best across lists)."""
+    scores: dict[str, float] = {}
+    for h in hits:
+        if h.node is not None:
+            nodes.setdefault(h.chunk_id, h.node)
+        node = nodes.get(h.chunk_id)
+        if node is not None:
+            node.metadata[kind] = max(node.metadata.get(kind, float("-inf")), h.score)
+        scores[h.chunk_id] = h.score
+    return scores
 
 
 def _max_merge(score_lists: list[dict[str, float]]) -> dict[str, float]:

@@ -65,6 +65,7 @@ class AskResult:
     notices: list[str] = field(default_factory=list)
     incomplete: bool = False
     search_only: bool = False
+    device: str = ""  # where the models ran ("cpu", "cuda (NVIDIA ...)")
 
     def to_json(self) -> dict:
         return {
@@ -97,6 +98,7 @@ class AskResult:
             "llm_calls": self.llm_calls,
             "notices": self.notices,
             "incomplete": self.incomplete,
+            "device": self.device,
         }
 
 

@@ -34,9 +34,20 @@ def source_label(s: dict) -> str:
     return f"**[{s['n']}]** {what} · {where} · score {s['score']:.3f}{cited}"
 
 
+def md_escape_block(text: str) -> str:
+    """Like md_escape, keeping line breaks (as Markdown hard breaks)."""
+    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in str(text).splitlines())
+
+
 def open_label(s: dict) -> str:
-    name = Path(s["path"]).name
-    return f"Open {name} at page {s['page']}" if s.get("page") else f"Open {name}"
+    """The primary action on a source: open it in the app where it cites."""
+    if s.get("page"):
+        return f"Open at page {s['page']}"
+    return "Open at section" if s.get("section") else "Open"
+
+
+def download_label(s: dict) -> str:
+    return f"Download {Path(s['path']).name}"
 
 
 def format_eta(seconds: float | None) -> str:

@@ -8,6 +8,7 @@ place where Streamlit keeps the services (`st.cache_resource`), so reruns never 
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -17,8 +18,10 @@ import pandas as pd
 from assistant.answering.presets import get_preset, with_overrides
 from assistant.app.config import LLM_FIELDS, load_settings
 from assistant.app.connection import LLMState, connect_llm
+from assistant.app.conversations import Conversations, history
 from assistant.app.db import AppDB
 from assistant.app.jobs import Job
+from assistant.app.sources import SourceView, open_source
 from assistant.app.uploads import UploadLimits, UploadReport, save_uploads
 from assistant.backends.ollama import OllamaChat
 from assistant.components import build_indexer, build_pipeline
@@ -38,6 +41,7 @@ class Services:
         settings.ensure_dirs()
         self.settings = settings
         self.db = AppDB(settings.db_path)
+        self.conversations = Conversations(self.db)
         self.ingest = Job()
         self.pull = Job()
         self._lock = threading.RLock()  # one question at a time: the pipeline's caches are not thread-safe
@@ -111,7 +115,22 @@ class Services:
         trace = res.to_json()
         trace["history"] = list(history or [])
         trace["search_only"] = res.search_only
+        trace["asked_at"] = time.time()
         return {"id": uuid.uuid4().hex, "trace": trace, "trace_id": self.db.add_trace(trace)}
+
+    def ask_in_conversation(self, conversation_id: int | None, question: str, *, preset: str | None = None,
+                            **options) -> tuple[int, dict]:
+        """Ask with the stored conversation as history (so a reopened conversation's follow-ups read it), storing
+        the question first (a failed answer loses nothing) and the answer after. A new conversation starts at the
+        first question and is titled by it. Returns (conversation id, answer)."""
+        if conversation_id is None:
+            conversation_id, earlier = self.conversations.start(question, preset or self.settings.preset), []
+        else:
+            earlier = history(self.conversations.messages(conversation_id))
+        self.conversations.add_question(conversation_id, question)
+        answer = self.ask(question, history=earlier, preset=preset, **options)
+        self.conversations.add_answer(conversation_id, answer, preset or self.settings.preset)
+        return conversation_id, answer
 
     def save_feedback(self, answer: dict, rating: int, comment: str = "") -> int:
         """rating: 1 thumbs up, 0 thumbs down (st.feedback's values). One row per answer, updated on change."""
@@ -119,6 +138,7 @@ class Services:
             self.db.update_feedback(answer["feedback_id"], rating, comment)
         else:
             answer["feedback_id"] = self.db.add_feedback(rating, answer["trace"], comment, answer.get("trace_id"))
+            self.db.link_feedback(answer["id"], answer["feedback_id"])
         return answer["feedback_id"]
 
     def correct_intent(self, question: str, predicted: str | None, corrected: str) -> None:
@@ -136,6 +156,10 @@ class Services:
         except (KeyError, OSError):
             return None
         return path if path.is_relative_to(base) and path.is_file() else None
+
+    def open_source(self, source: dict) -> SourceView:
+        """The source at its page (PDF, with the passage boxed) or its section (text formats)."""
+        return open_source(self.document(source), source)
 
     # -- library ---------------------------------------------------------------------------------------------
     def catalogue(self) -> dict[str, list[str]]:
@@ -177,11 +201,21 @@ class Services:
                 rows.append(_overview_row(product, name, release, len(lib.files(product, release)), s, state))
         for (product, release), s in stats.items():
             rows.append(_overview_row(product, product, release, 0, s, "folder gone: rescan removes it"))
-        return pd.DataFrame(rows, columns=["product", "name", "release", "files", "indexed", "failed", "chunks",
-                                           "last indexed", "state"])
+        return pd.DataFrame(rows, columns=["product", "name", "release", "files", "indexed", "skipped", "failed",
+                                           "chunks", "last indexed", "state"])
 
     def failures(self, product: str, release: str) -> list[tuple[str, str]]:
+        """Files that could not be indexed (unreadable, corrupt, over a limit), with the reason."""
         return self.indexer.manifest.failures(product, release)
+
+    def skipped(self, product: str, release: str) -> list[tuple[str, str, str]]:
+        """Files set aside with nothing wrong in them, with the reason and the title kept (front-matter pages):
+        those the last sync read (front matter only) and those never read (links out, hidden, other types)."""
+        manifest = self.indexer.manifest
+        rows = manifest.files(product, release)
+        read = [(rel, row.error or "", row.title or "") for rel, row in rows.items() if row.status == "skipped"]
+        _, unread = self.indexer.scan(product, release)
+        return sorted(read + [(s["path"], s["reason"], "") for s in unread])
 
     def set_product_meta(self, product: str, *, display_name: str, description: str, aliases: str,
                          release_order: list[str]) -> None:
@@ -221,7 +255,7 @@ class Services:
 def _overview_row(product, name, release, files, s: dict, state: str) -> dict:
     last = pd.to_datetime(s["last_indexed"], unit="s") if s.get("last_indexed") else None
     return {"product": product, "name": name, "release": release, "files": files, "indexed": s.get("indexed") or 0,
-            "failed": s.get("failed") or 0, "chunks": s.get("chunks") or 0, "last indexed": last, "state": state}
+            "skipped": s.get("skipped") or 0, "failed": s.get("failed") or 0, "chunks": s.get("chunks") or 0, "last indexed": last, "state": state}
 
 
 # ------------------------------------------------------------------------------------------ Streamlit cache

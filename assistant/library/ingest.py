@@ -2,8 +2,8 @@
 
 Per release: files whose size and mtime match the manifest are unchanged without being read; others are hashed
 and only a changed hash is re-indexed. Changed files are read, chunked (dual chunking) and embedded in batches
-across files, while a writer thread stores the previous batch (Qdrant upserts are slow in local mode, ~300
-points/s, so they overlap with embedding instead of adding to it). See manifest.py for the crash-safety rule.
+across files, while a writer thread stores the previous batch (dense and sparse vectors in one upsert), so that
+storing overlaps with embedding. See manifest.py for the crash-safety rule.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import queue
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -31,18 +32,19 @@ from assistant.library.chunking import (
 )
 from assistant.library.documents import ReadFailure, SkipFile
 from assistant.library.embed_cache import EmbeddingCache
-from assistant.library.lexical import BM25Index
 from assistant.library.manifest import ContextRow, Manifest
-from assistant.library.readers import SUPPORTED_SUFFIXES, read_document
+from assistant.library.readers import read_document
 from assistant.library.recipe import index_recipe
+from assistant.library.scan import scan_release
 from assistant.library.store import ReleaseStore
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
 BATCH_CHUNKS = 256  # search chunks embedded per batch: big enough for full batches, small enough for fine progress
-# Embedded Qdrant keeps every point in memory (~20 KB each with its payload) and one file's chunks are embedded and
-# stored together: this cap bounds one file to ~+550 MB at peak (measured) and some 3 million words (issue 6).
+# One file's chunks are embedded and stored together: this cap bounds one file's peak memory and its text to some
+# 3 million words (issue 6).
 MAX_FILE_CHUNKS = 15_000
+_SETTLED = ("indexed", "failed", "skipped")  # a file in one of these states is redone only when it changes
 
 
 @dataclass
@@ -83,7 +85,24 @@ class _Parsed:
     old_n: int
     search: list[TextNode]
     contexts: list[TextNode]
+    encoding: str | None = None
+    title: str | None = None
     vectors: np.ndarray | None = None  # float32 rows of `search`: a quarter of their size as lists of floats
+
+
+@dataclass
+class _SetAside:
+    """A file read but not indexed: `failed` (unreadable, corrupt, over a limit) or `skipped` (nothing to index)."""
+
+    path: str
+    digest: str
+    size: int
+    mtime_ns: int
+    old_n: int
+    reason: str
+    status: str
+    title: str | None = None
+    description: str | None = None
 
 
 def file_digest(path: Path) -> str:
@@ -96,17 +115,18 @@ def file_digest(path: Path) -> str:
 
 class Indexer:
     def __init__(self, settings: Settings, library: Library, manifest: Manifest,
-                 client_factory: Callable[[], object], embedder_factory: Callable[[], Embedder]) -> None:
-        # The Qdrant client and the embedder are opened only when a sync has work: a no-op re-sync stays instant.
+                 store_factory: Callable[[], object], embedder_factory: Callable[[], Embedder]) -> None:
+        # The vector store and the embedder are opened only when a sync has work: a no-op re-sync stays instant.
         self.settings = settings
         self.library = library
         self.manifest = manifest
-        self._client_factory = client_factory
+        self._store_factory = store_factory
         self._embedder_factory = embedder_factory
 
     @cached_property
-    def client(self):
-        return self._client_factory()
+    def store(self):
+        """The store backend (store.py): EdgeShards, or QdrantServer when a server URL is set."""
+        return self._store_factory()
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -132,11 +152,6 @@ class Indexer:
         path = self.settings.embedding_cache_path or self.settings.index_dir / "embed_cache.sqlite"
         return EmbeddingCache(path, str(self.embedder.path), self.embedder.dim)
 
-    def bm25_dir(self, product: str, release: str) -> Path:
-        from assistant.library.store import collection_name
-
-        return self.settings.index_dir / "bm25" / collection_name(product, release)
-
     # -- public -------------------------------------------------------------------------------------------------
     def sync(self, product: str | None = None, release: str | None = None,
              progress: Callable[[Progress], None] | None = None,
@@ -150,6 +165,7 @@ class Indexer:
             if (product in (None, p)) and (release in (None, r)) and (p, r) not in targets:
                 targets.append((p, r))  # folder deleted by hand: its index goes too
         reports = []
+        self._retire_local_mode(targets)
         if product is None:
             for name in self.library.unusable_folders():
                 p, _, r = name.partition("/")
@@ -166,20 +182,10 @@ class Indexer:
         t0 = time.perf_counter()
         report = SyncReport(product, release)
         rows = self.manifest.files(product, release)
-        base = self.library.release_dir(product, release)
-        store = _LazyStore(lambda: ReleaseStore(self.client, product, release, self.embedder.dim))
+        store = _LazyStore(lambda: ReleaseStore(self.store, product, release, self.embedder.dim))
 
-        on_disk: dict[str, Path] = {}
-        for path in self.library.outside_links(product, release):
-            report.files_skipped.append({"path": _printable(path.relative_to(base).as_posix()), "reason": _link_reason(path)})
-        for path in self.library.files(product, release):
-            rel = path.relative_to(base).as_posix()
-            if _printable(rel) != rel:  # undecodable bytes: no id, database or JSON can hold the name
-                report.files_skipped.append({"path": _printable(rel), "reason": "file name is not valid UTF-8 (rename it)"})
-            elif path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                report.files_skipped.append({"path": rel, "reason": _skip_reason(path)})
-            else:
-                on_disk[rel] = path
+        on_disk, skipped = self.scan(product, release)
+        report.files_skipped += skipped
 
         # Removed files (and unfinished work on files that are gone): delete their points by id.
         removed = [rel for rel in rows if rel not in on_disk]
@@ -195,16 +201,16 @@ class Indexer:
                 st = path.stat()
                 row = rows.get(rel)
                 if row and row.recipe != self.recipe:
-                    stale += row.status in ("indexed", "failed")
+                    stale += row.status in _SETTLED
                     row = None
-                if row and row.status in ("indexed", "failed") and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
+                if row and row.status in _SETTLED and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
                     self._count_unchanged(report, row, rel)
                     continue
                 digest = file_digest(path)
             except OSError as exc:
                 report.files_failed.append({"path": rel, "error": f"cannot read file: {exc.strerror or exc}"})
                 continue
-            if row and row.status in ("indexed", "failed") and row.hash == digest:
+            if row and row.status in _SETTLED and row.hash == digest:
                 self.manifest.touch_mtime(product, release, rel, st.st_mtime_ns)
                 self._count_unchanged(report, row, rel)
                 continue
@@ -215,8 +221,8 @@ class Indexer:
                         "changed since); re-indexing them", product, release, stale)
         if todo:
             self._index_files(product, release, store, todo, rows, report, t0, progress, cancel)
-        if todo or removed or not self._bm25_current(product, release):
-            self.rebuild_bm25(product, release)
+        if todo or removed:
+            store.finish()  # persist, and let the engine's optimiser index what was written
         if not self.library.release_dir(product, release).is_dir() and not self.manifest.files(product, release):
             if (product, release) in self.manifest.releases():  # it had been indexed: drop its collection
                 store.drop()
@@ -225,29 +231,28 @@ class Indexer:
         report.seconds = round(time.perf_counter() - t0, 3)
         return report
 
-    def rebuild_bm25(self, product: str, release: str) -> None:
-        ids, texts = self.manifest.chunk_texts(product, release)
-        stamp = str(self.manifest.generation(product, release))
-        BM25Index.build(ids, texts, stamp=stamp).save(self.bm25_dir(product, release))
+    def scan(self, product: str, release: str) -> tuple[dict[str, Path], list[dict]]:
+        return scan_release(self.library, product, release)
 
-    def _bm25_current(self, product: str, release: str) -> bool:
-        idx = BM25Index.load(self.bm25_dir(product, release))
-        return idx is not None and idx.stamp == str(self.manifest.generation(product, release))
+    def _retire_local_mode(self, targets: list[tuple[str, str]]) -> None:
+        """An index made by an earlier version (qdrant-client's local mode under `index/qdrant`, BM25 files under
+        `index/bm25`) is rebuilt, never read: the recipe of every file it holds names no store format, so this sync
+        re-indexes them all with progress (the manifest keeps every path, and the library every file). The old
+        folders go once a sync with work starts; until that sync reaches a release, it has no vectors."""
+        old = [self.settings.index_dir / "qdrant", self.settings.index_dir / "bm25"]
+        if self.settings.qdrant_url is None and targets and any(p.exists() for p in old):
+            log.warning("the index was made by an earlier version (Qdrant local mode): rebuilding it in the Qdrant "
+                        "engine; every file is re-indexed once")
+            for path in old:
+                shutil.rmtree(path, ignore_errors=True)
 
     def verify(self, product: str, release: str) -> list[str]:
-        """Problems where the vector store, BM25 and the manifest disagree (empty when consistent)."""
+        """Problems where the vector store and the manifest disagree (empty when consistent)."""
         problems = []
         rows = self.manifest.files(product, release)
-        store = ReleaseStore(self.client, product, release, self.embedder.dim)
+        store = ReleaseStore(self.store, product, release, self.embedder.dim)
         expected = {search_chunk_id(product, release, rel, i) for rel, r in rows.items() if r.status == "indexed" for i in range(r.n_chunks)}
-        actual: set[str] = set()
-        if store.exists():
-            offset = None
-            while True:
-                points, offset = self.client.scroll(store.name, limit=2048, offset=offset, with_payload=False, with_vectors=False)
-                actual.update(str(p.id) for p in points)
-                if offset is None:
-                    break
+        actual = store.ids()
         if actual - expected:
             problems.append(f"{len(actual - expected)} points in the vector store belong to no indexed file")
         if expected - actual:
@@ -258,9 +263,6 @@ class Indexer:
         ids, _ = self.manifest.chunk_texts(product, release)
         if set(ids) != expected:
             problems.append("chunk texts in the manifest differ from the indexed files")
-        bm25 = BM25Index.load(self.bm25_dir(product, release))
-        if expected and (bm25 is None or set(bm25.ids) != expected):
-            problems.append("the BM25 index differs from the indexed files")
         on_disk = {p.relative_to(self.library.release_dir(product, release)).as_posix() for p in self.library.files(product, release)}
         gone = [rel for rel in rows if rel not in on_disk]
         if gone:
@@ -273,12 +275,14 @@ class Indexer:
         report.files_unchanged += 1
         if row.status == "failed":
             report.files_failed.append({"path": rel, "error": row.error or "could not be read"})
+        elif row.status == "skipped":
+            report.files_skipped.append({"path": rel, "reason": row.error or "nothing to index"})
 
     def _index_files(self, product, release, store: ReleaseStore, todo, rows, report: SyncReport, t0: float,
                      progress, cancel) -> None:
         # Open the store before loading the model or marking anything dirty: a store held by another process
         # (StoreLocked) must fail at once and leave the manifest as it found it.
-        self.client
+        self.store
         size = store.vector_size()
         if size is not None and size != self.embedder.dim:
             # Another embedding model, with vectors of another size: no old point can stay in this collection. Every
@@ -328,14 +332,18 @@ class Indexer:
                     if n_search > MAX_FILE_CHUNKS:
                         raise ReadFailure(f"too much text: {n_search:,} search chunks, more than the "
                                           f"{MAX_FILE_CHUNKS:,} indexed per file (split it)")
-                except (ReadFailure, SkipFile) as exc:
-                    jobs.put(("failed", rel, digest, size, mtime_ns, old_n, str(exc)))
-                    key = "files_failed" if isinstance(exc, ReadFailure) else "files_skipped"
-                    getattr(report, key).append({"path": rel, ("error" if key == "files_failed" else "reason"): str(exc)})
+                except ReadFailure as exc:
+                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, str(exc), "failed"))
+                    report.files_failed.append({"path": rel, "error": str(exc)})
+                except SkipFile as exc:  # e.g. a page of front matter only: its title and description are kept
+                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, str(exc), "skipped",
+                                       getattr(exc, "title", None) or None, getattr(exc, "description", None) or None))
+                    report.files_skipped.append({"path": rel, "reason": str(exc)})
                 else:
                     search = [n for n in nodes if n.metadata["kind"] == "search"]
                     contexts = [n for n in nodes if n.metadata["kind"] == "context"]
-                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts))
+                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts, parsed.encoding,
+                                         parsed.title))
                     report.files_indexed += 1
                     if sum(len(p.search) for p in batch) >= BATCH_CHUNKS:
                         flush()
@@ -365,12 +373,12 @@ class Indexer:
             if errors:
                 continue  # drain after a failure so the producer never blocks
             try:
-                if isinstance(job, tuple):
-                    _, rel, digest, size, mtime_ns, old_n, message = job
-                    self.manifest.mark_dirty(product, release, [(rel, digest, size, mtime_ns, old_n)])
-                    store.delete_ids([search_chunk_id(product, release, rel, i) for i in range(old_n)])
-                    self.manifest.commit_failed(product, release, rel, digest, size, mtime_ns, message,
-                                                recipe=self.recipe)
+                if isinstance(job, _SetAside):
+                    self.manifest.mark_dirty(product, release, [(job.path, job.digest, job.size, job.mtime_ns, job.old_n)])
+                    store.delete_ids([search_chunk_id(product, release, job.path, i) for i in range(job.old_n)])
+                    self.manifest.commit_failed(product, release, job.path, job.digest, job.size, job.mtime_ns,
+                                                job.reason, recipe=self.recipe, status=job.status, title=job.title,
+                                                description=job.description)
                     continue
                 self._write_batch(product, release, store, job)
             except BaseException as exc:  # surfaced to the producer, which stops the run
@@ -393,7 +401,7 @@ class Indexer:
             ]
             chunks = [(n.node_id, n.metadata["chunk_no"], n.metadata["context_id"], embed_text(n)) for n in p.search]
             self.manifest.commit_indexed(product, release, p.path, p.digest, p.size, p.mtime_ns, chunks, contexts,
-                                         recipe=self.recipe)
+                                         recipe=self.recipe, encoding=p.encoding, title=p.title)
 
 
 class _LazyStore:
@@ -411,21 +419,3 @@ class _LazyStore:
     def delete_ids(self, ids: list[str]) -> None:
         if ids:
             self.__getattr__("delete_ids")(ids)
-
-
-def _link_reason(path: Path) -> str:
-    try:
-        path.resolve()
-    except (OSError, RuntimeError):
-        return "link cannot be resolved (a loop); not followed"
-    return "link points outside the release folder (not followed)"
-
-
-def _printable(rel: str) -> str:
-    """A path as text: bytes that are not UTF-8 (Python keeps them as lone surrogates) shown as U+FFFD."""
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _skip_reason(path: Path) -> str:
-    suffix = path.suffix.lower()
-    return f"unsupported file type {suffix}" if suffix else "no file extension (unsupported type)"

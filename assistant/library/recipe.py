@@ -11,6 +11,10 @@ from assistant.library.chunking import CHUNKER_VERSION
 from assistant.library.readers import READER_VERSION
 from assistant.settings import Settings
 
+# How points are stored: 2 = a dense and a sparse BM25 vector per chunk in the Qdrant engine (issue 13). Files indexed
+# before (dense only, in qdrant-client's local mode) carry no store part and are re-indexed once.
+STORE_FORMAT = 2
+
 
 def index_recipe(settings: Settings) -> str:
     """How a file's chunks and vectors are made: reader and chunker versions, chunk sizes, and the embedding model
@@ -19,7 +23,8 @@ def index_recipe(settings: Settings) -> str:
     model load), so a no-op sync stays instant. Precision is left out: bfloat16 and float32 vectors agree to a cosine
     of 0.99998, which moves no result."""
     return (f"reader{READER_VERSION}.chunker{CHUNKER_VERSION}.search{settings.search_chunk_tokens}"
-            f".context{settings.context_chunk_tokens}+{settings.context_padding_tokens}.{embedding_model_tag(settings)}")
+            f".context{settings.context_chunk_tokens}+{settings.context_padding_tokens}.store{STORE_FORMAT}"
+            f".{embedding_model_tag(settings)}")
 
 
 def embedding_model_tag(settings: Settings) -> str:

@@ -1,9 +1,15 @@
-"""The vector store: one Qdrant collection per product release.
+"""The vector store: one shard (embedded) or collection (Qdrant server) per product release.
 
-QAMR keeps one corpus per release, and Qdrant's local mode answers an unfiltered query on 20k points in ~70 ms but
-a payload-filtered one in ~1 s: a collection per release gives release isolation with no filter at all, and a
-cross-release question simply searches two collections. Writes go through LlamaIndex's `QdrantVectorStore`;
-deletes use deterministic point ids (never a payload filter), so they stay fast in local mode.
+Both hold, per search chunk, a dense vector and a sparse BM25 vector whose IDF the engine computes, and both answer a
+hybrid question in one engine query (a prefetch per query and kind, fused by reciprocal rank). Two backends speak
+the same small interface, keyed by collection name: `edge_store.EdgeShards` (the Qdrant engine in-process, the
+default) and `server_store.QdrantServer` (qdrant-client against `ASSISTANT_QDRANT_URL`). Writes go through a
+LlamaIndex vector store (`EdgeVectorStore` / `QdrantVectorStore`); deletes use deterministic point ids.
+
+A shard per release, not one per product with the release as an indexed field: release isolation needs no filter,
+the IDF of a release's words is that release's own, dropping or rebuilding a release (another embedding model)
+removes one folder, and a filtered query on a shared shard was no faster than an unfiltered one on a release's shard
+(README, "The store", from benchmarks/store_bench.py).
 """
 
 from __future__ import annotations
@@ -15,11 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from llama_index.core.schema import TextNode
-from llama_index.core.vector_stores.types import VectorStoreQuery
-from llama_index.vector_stores.qdrant import QdrantVectorStore
-from qdrant_client import models
 
 log = logging.getLogger(__name__)
+DENSE = "text-dense"
+SPARSE = "text-sparse"
+
+
+class StoreLocked(RuntimeError):
+    """Another process holds the embedded index folder."""
 
 
 def collection_name(product: str, release: str) -> str:
@@ -29,89 +38,132 @@ def collection_name(product: str, release: str) -> str:
 
 
 @dataclass
-class DenseHit:
+class Hit:
     chunk_id: str
     score: float
-    node: TextNode
+    node: TextNode | None  # None where the payload was not asked for
+
+
+DenseHit = Hit
+
+
+@dataclass
+class SearchSpec:
+    """One release's share of a question: dense query vectors and lexical query texts, and how to combine them.
+
+    `fuse`: reciprocal rank fusion inside the engine (each dense list weighted `dense_weight * 2`, each lexical one
+    `(1 - dense_weight) * 2`); otherwise every list comes back whole for a fusion of the caller's (weighted)."""
+
+    dense: list[np.ndarray]
+    lexical: list[str]
+    dense_k: int = 20
+    lexical_k: int = 20
+    fuse: bool = True
+    rrf_k: int = 60
+    dense_weight: float = 0.5
+
+    def weights(self) -> list[float]:
+        return [self.dense_weight * 2] * len(self.dense) + [(1 - self.dense_weight) * 2] * len(self.lexical)
+
+
+def _embed_view(node: TextNode) -> None:
+    """Make the node's EMBED view (what LlamaIndex vector stores encode, here into the sparse vector) what the
+    embedder saw: its title and section path (the `prefix` metadata, chunking.embed_text), then the chunk. Words of
+    a heading then find the chunks under it, as they did in the BM25 matrix this replaces."""
+    node.excluded_embed_metadata_keys = [key for key in node.metadata if key != "prefix"]
+    node.metadata_template = "{value}"
+    node.text_template = "{metadata_str}\n{content}"
 
 
 class ReleaseStore:
-    """Dense vectors of one release."""
+    """The vectors of one release in a backend (EdgeShards or QdrantServer)."""
 
-    def __init__(self, client, product: str, release: str, dim: int) -> None:
-        self.client = client
+    def __init__(self, backend, product: str, release: str, dim: int) -> None:
+        self.backend = backend
         self.product = product
         self.release = release
         self.name = collection_name(product, release)
         self.dim = dim
-        self.vstore = QdrantVectorStore(client=client, collection_name=self.name, batch_size=256)
 
     def exists(self) -> bool:
-        return self.client.collection_exists(self.name)
+        return self.backend.exists(self.name)
 
     def ensure(self) -> None:
-        if not self.exists():
-            self.client.create_collection(
-                self.name,
-                vectors_config={"text-dense": models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
-            )
-        # QdrantVectorStore caches "collection exists" at construction time; refresh it.
-        self.vstore._collection_initialized = True
+        self.backend.ensure(self.name, self.dim)
+
+    @property
+    def vstore(self):
+        """The LlamaIndex vector store over this release (created on first use)."""
+        self.ensure()
+        return self.backend.vector_store(self.name)
 
     def add(self, nodes: list[TextNode], vectors: np.ndarray | None = None) -> None:
         """Store nodes with their embeddings (`vectors` rows, or each node's own `embedding`)."""
-        if nodes:
-            self.ensure()
-            # LlamaIndex builds every point (payload with the node as JSON) before the first upload, and an
-            # embedding as a list of floats costs 8x its float32 row: in slices, a file of 15,000 chunks costs
-            # ~40 MB at a time instead of ~600 MB (issue 6).
-            for i in range(0, len(nodes), 512):
-                part = nodes[i : i + 512]
-                if vectors is not None:
-                    for node, vec in zip(part, vectors[i : i + 512]):
-                        node.embedding = vec.tolist()
-                self.vstore.add(part)
-                if vectors is not None:
-                    for node in part:
-                        node.embedding = None
+        if not nodes:
+            return
+        vstore = self.vstore
+        # A payload holds the node as JSON and an embedding as a list of floats costs 8x its float32 row: in slices,
+        # a file of 15,000 chunks costs ~40 MB at a time instead of ~600 MB (issue 6).
+        for i in range(0, len(nodes), 512):
+            part = nodes[i : i + 512]
+            if vectors is not None:
+                for node, vec in zip(part, vectors[i : i + 512]):
+                    node.embedding = vec.tolist()
+            for node in part:
+                _embed_view(node)
+            vstore.add(part)
+            if vectors is not None:
+                for node in part:
+                    node.embedding = None
 
     def delete_ids(self, ids: list[str]) -> None:
         if ids and self.exists():
-            for i in range(0, len(ids), 1000):
-                self.client.delete(self.name, points_selector=models.PointIdsList(points=ids[i : i + 1000]), wait=True)
+            self.backend.delete(self.name, ids)
 
     def drop(self) -> None:
+        self.backend.drop(self.name)
+
+    def finish(self) -> None:
+        """End of a sync of this release: let the engine persist and index what was written."""
         if self.exists():
-            self.client.delete_collection(self.name)
+            self.backend.finish(self.name)
 
     def count(self) -> int:
-        return self.client.count(self.name, exact=True).count if self.exists() else 0
+        return self.backend.count(self.name)
+
+    def ids(self) -> set[str]:
+        return self.backend.ids(self.name)
 
     def vector_size(self) -> int | None:
-        """The size of the vectors stored (None: no collection yet). Cheap: local mode reads it from memory."""
-        try:
-            vectors = self.client.get_collection(self.name).config.params.vectors
-        except Exception:
-            if self.exists():
-                raise
-            return None  # never made, or dropped by a sync
-        return (vectors["text-dense"] if isinstance(vectors, dict) else vectors).size
+        """The size of the vectors stored (None: no shard or collection yet)."""
+        return self.backend.vector_size(self.name)
 
-    def search(self, vector: np.ndarray, k: int) -> list[DenseHit]:
-        size = self.vector_size()
-        if size is None:
-            return []
-        if size != len(vector):  # embedding model changed and the release not yet re-indexed: words only for now
-            log.warning("%s/%s holds %d-dimensional vectors and the query has %d (another embedding model): "
-                        "dense search skipped until a sync re-indexes it", self.product, self.release, size, len(vector))
-            return []
-        try:
-            result = self.vstore.query(VectorStoreQuery(query_embedding=vector.tolist(), similarity_top_k=k))
-        except Exception:
-            if self.exists():
-                raise
-            return []  # dropped between the two calls by a sync (a deleted release, another model): nothing to find
-        hits = []
-        for node, score in zip(result.nodes or [], result.similarities or []):
-            hits.append(DenseHit(node.node_id, float(score), node))
-        return hits
+    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        return self.backend.vectors(self.name, ids) if ids else {}
+
+    def has_term(self, term: str) -> bool:
+        """Whether any chunk of the release holds the (tokenized) term: the knowledge check's vocabulary."""
+        return self.backend.has_term(self.name, term)
+
+    def hybrid(self, spec: SearchSpec) -> tuple[list[Hit], list[list[Hit]], list[list[Hit]]]:
+        """(fused hits, dense lists, lexical lists); a release never made, or dropped meanwhile, finds nothing."""
+        if spec.dense:
+            size = self.vector_size()
+            if size is None:
+                spec = SearchSpec([], spec.lexical, spec.dense_k, spec.lexical_k, spec.fuse, spec.rrf_k, spec.dense_weight)
+            elif size != len(spec.dense[0]):  # another embedding model, release not yet re-indexed: words only
+                log.warning("%s/%s holds %d-dimensional vectors and the query has %d (another embedding model): "
+                            "dense search skipped until a sync re-indexes it", self.product, self.release, size,
+                            len(spec.dense[0]))
+                spec = SearchSpec([], spec.lexical, spec.dense_k, spec.lexical_k, spec.fuse, spec.rrf_k, spec.dense_weight)
+        return self.backend.search(self.name, spec)
+
+    def search(self, vector: np.ndarray, k: int) -> list[Hit]:
+        """Dense nearest neighbours of one vector."""
+        _, dense, _ = self.hybrid(SearchSpec([vector], [], dense_k=k, fuse=False))
+        return dense[0] if dense else []
+
+    def lexical(self, text: str, k: int) -> list[Hit]:
+        """BM25 over the sparse vectors (identifiers whole, IDF from the engine)."""
+        _, _, lexical = self.hybrid(SearchSpec([], [text], lexical_k=k, fuse=False))
+        return lexical[0] if lexical else []
