@@ -64,6 +64,15 @@ def test_vendor_stripped_alias_is_dropped_when_it_is_an_ordinary_word():
     assert names.named("Google Cloud IAM").product == "google-cloud"
 
 
+def test_a_vendor_folder_is_found_by_the_bare_product_name():
+    names = ProductNames([ProductInfo("apache-spark", "apache-spark", [], ["3.5.5"]), PG])
+    assert names.named("Spark 3.5 shuffle partitions").product == "apache-spark"
+    assert names.named("Spark 3.5 shuffle partitions").kind == "alias"
+    hive = ProductNames([ProductInfo("apache-hive", "apache-hive", [], ["4.0"])])
+    assert hive.named("a hive of activity") is None  # an ordinary word stays one
+    assert hive.named("Apache Hive metastore").product == "apache-hive"
+
+
 def test_a_derived_alias_another_product_claims_is_dropped():
     prom = ProductInfo("prometheus", "Prometheus", [], ["v3"])
     promtail = ProductInfo("prom", "prom", [], ["1"])

@@ -15,9 +15,9 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.answering import citations as cite
 from assistant.answering import knowledge as kn
+from assistant.answering.catalogue_questions import answer_catalogue_question
 from assistant.answering.fusion import lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
-from assistant.answering.catalogue_questions import answer_catalogue_question
 from assistant.answering.glossary import load_or_mine
 from assistant.answering.intent import IntentClassifier
 from assistant.answering.presets import Preset, get_preset

@@ -32,7 +32,7 @@ ORDINARY = set(
     gateway balancer balancers monitor monitoring metrics logs log events event identity access key keys vault
     config manager management platform cluster container containers registry runtime core kit hub lab labs tools
     tool shell query http https mesh proxy bucket buckets object objects file files block blocks notes release
-    go spark flink hive pig ant maven beam airflow""".split()
+    hive pig ant beam""".split()
 )
 # Tools named after a product's abbreviation: "promtool", "promql", "etcdctl", "etcdutl".
 _TOOL_SUFFIX = r"(?:ctl|utl|tool|ql)"
