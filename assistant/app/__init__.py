@@ -31,6 +31,7 @@ from assistant.app.insights import (
                                   unanswered,
 )
 from assistant.app.jobs import Job, JobState
+from assistant.app.live import STOPPED_NOTICE, LiveAnswer, LiveView
 from assistant.app.presentation import (
                                   RELEASE_SOURCES,
                                   format_eta,
@@ -56,7 +57,7 @@ from assistant.secrets import KeyringUnavailable
 
 __all__ = [
     "AppDB", "BACKENDS", "DEFAULT_TOKEN_NAME", "DEVICES", "DatasetError", "DeviceUnavailable", "INTENTS", "Job", "JobState", "KeyringUnavailable",
-    "LLMState", "LibraryError", "PRESETS", "RELEASE_SOURCES", "SETTINGS_FILE", "Services", "StoreLocked",
+    "LLMState", "LibraryError", "LiveAnswer", "LiveView", "STOPPED_NOTICE", "PRESETS", "RELEASE_SOURCES", "SETTINGS_FILE", "Services", "StoreLocked",
     "UploadLimits", "UploadReport", "charts", "check_connection", "clean_name", "clean_relpath", "connect_llm",
     "env_fixed", "feedback_by_intent", "feedback_frame", "feedback_over_time", "format_eta", "get_services",
     "golden_set", "golden_set_jsonl", "intent_mix", "latency_by_stage", "load_settings", "md_escape", "model_status",
