@@ -10,6 +10,7 @@ from pathlib import Path
 
 import keyring
 import pytest
+from conftest import finish_answer
 from keyring.backends import fail
 from memory_keyring import MemoryKeyring
 from streamlit.runtime.pages_manager import PagesManager
@@ -56,6 +57,7 @@ def _app() -> AppTest:
 
 def _ask(at: AppTest, question: str) -> AppTest:
     at.chat_input[0].set_value(question).run()
+    finish_answer(at)
     assert not at.exception, at.exception
     return at
 
@@ -143,7 +145,7 @@ def test_missing_knowledge_is_a_warning_with_a_question_to_ask_instead(etcd_app,
     assert not asked, "nothing the documents lack is sent to the model to invent"
     assert len(at.feedback) == 1
 
-    suggestion.click().run()
+    finish_answer(suggestion.click().run())
     assert not at.exception
     users = [m for m in at.chat_message if m.name == "user"]
     assert users[-1].markdown[0].value == svc.md_escape(suggestion.label.removeprefix("Ask instead: "))
