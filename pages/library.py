@@ -37,10 +37,25 @@ with describe, st.form("meta"):
 with manage:
     release = st.selectbox("Release", releases, key="lib_release")
     if release:
-        failures = services.failures(product, release)
-        if failures:
-            st.markdown(f"**{len(failures)} file(s) could not be read**")
-            st.dataframe({"file": [f for f, _ in failures], "error": [e for _, e in failures]}, hide_index=True)
+        failures, skipped = services.failures(product, release), services.skipped(product, release)
+        failed_tab, skipped_tab = st.tabs([f"Failed ({len(failures)})", f"Skipped ({len(skipped)})"])
+        with failed_tab:
+            if failures:
+                st.markdown(f"**{len(failures)} file(s) failed**: unreadable, corrupt or over a limit. "
+                            "Fix or split them and re-index.")
+                st.dataframe({"file": [f for f, _ in failures], "reason": [e for _, e in failures]}, hide_index=True,
+                             key="failed_files")
+            else:
+                st.caption("No file failed.")
+        with skipped_tab:
+            if skipped:
+                st.markdown(f"**{len(skipped)} file(s) skipped**: nothing wrong, nothing to index (front matter "
+                            "only, another file type, hidden, or a link out of the library).")
+                st.dataframe({"file": [s[0] for s in skipped], "reason": [s[1] for s in skipped],
+                              "title kept": [s[2] for s in skipped], "description kept": [s[3] for s in skipped]},
+                             hide_index=True, key="skipped_files")
+            else:
+                st.caption("No file skipped.")
         c1, c2 = st.columns(2)
         if c1.button("Re-index this release", icon=":material/refresh:",
                      help="Re-reads files that changed since the last indexing; unchanged files are skipped"):

@@ -34,6 +34,9 @@ with st.form("settings"):
                                    "shows it); until it is done, a release not yet re-indexed is searched by words "
                                    "only.")
     reranker = st.text_input("Reranker (cross-encoder)", s.reranker_model, disabled="reranker_model" in fixed)
+    device = st.selectbox("Device", svc.DEVICES, index=svc.DEVICES.index(s.device), disabled="device" in fixed,
+                          help="Where the embedder, the reranker and the embedded model run: auto takes a CUDA GPU, "
+                               "then Apple MPS, then the CPU. The index does not depend on it.")
     for line in svc.model_status(s):
         st.caption(svc.md_escape(line))
     st.markdown("**Retrieval**")
@@ -43,7 +46,7 @@ with st.form("settings"):
     if st.form_submit_button("Save settings", type="primary"):
         try:
             changes = {"ollama_host": host, "ollama_model": model, "llm_backend": backend, "ollama_timeout_s": timeout,
-                       "embedding_model": embedding, "reranker_model": reranker, "preset": preset, "top_k": top_k}
+                       "embedding_model": embedding, "reranker_model": reranker, "device": device, "preset": preset, "top_k": top_k}
             services.refresh(svc.save_settings(s.data_dir, {k: v for k, v in changes.items() if k not in fixed}))
             st.success(f"Saved to {s.data_dir / svc.SETTINGS_FILE}.")
         except ValueError as exc:

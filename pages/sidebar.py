@@ -24,7 +24,7 @@ def _upload(services: svc.Services, catalogue: dict[str, list[str]]) -> None:
     state = st.session_state
     n = state.setdefault("upload_round", 0)  # a new round after each upload: fresh, empty widgets
     files = st.file_uploader("Files or a .zip", accept_multiple_files=True, key=f"upload_{n}",
-                             help="PDF, HTML, Markdown, reStructuredText or text; a zip keeps its folders.")
+                             help="PDF, Word (.docx), HTML, Markdown, reStructuredText or text; a zip keeps its folders.")
     products = [*catalogue, NEW]
     last = state.get("upload_report")
     product = st.selectbox("Into product", products, key=f"up_product_{n}",
@@ -77,10 +77,13 @@ def _progress(services: svc.Services) -> None:
     reports = s.reports
     indexed = sum(r["files_indexed"] for r in reports)
     removed = sum(r["files_removed"] for r in reports)
-    text = f"{'Cancelled' if s.cancelled else 'Indexed'}: {indexed} file(s) indexed, {removed} removed."
-    (st.warning if s.cancelled else st.success)(text)
-    for r in reports:
-        for f in r["files_failed"]:
-            st.error(svc.md_escape(f"{r['release']}/{f['path']}: {f['error']}"))
-        for f in r["files_skipped"]:
-            st.caption(svc.md_escape(f"Skipped {r['release']}/{f['path']}: {f['reason']}"))
+    failed = [(r["release"], f["path"], f["error"]) for r in reports for f in r["files_failed"]]
+    skipped = [(r["release"], f["path"], f["reason"]) for r in reports for f in r["files_skipped"]]
+    text = (f"{'Cancelled' if s.cancelled else 'Indexed'}: {indexed} file(s) indexed, {len(skipped)} skipped, "
+            f"{len(failed)} failed, {removed} removed.")
+    (st.warning if s.cancelled or failed else st.success)(text)
+    # Skipped files are not errors (front matter only, other types, hidden, links out): listed apart from failures.
+    for title, rows, icon in (("Failed", failed, ":material/error:"), ("Skipped", skipped, ":material/block:")):
+        if rows:
+            with st.expander(f"{title} ({len(rows)})", icon=icon, expanded=title == "Failed" and len(rows) <= 5):
+                st.text("\n".join(f"{release}/{path}: {reason}" for release, path, reason in rows[:500]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -25,6 +26,18 @@ def run_in_threads(*targets: Callable[[], None]) -> list[BaseException]:
     for t in threads:
         t.join()
     return errors
+
+
+def finish_answer(at, seconds: float = 300):
+    """Rerun an AppTest until the chat page's answer in progress has ended: it is made in a worker thread while the
+    page redraws (app/live.py), so one run shows it started, not finished."""
+    end = time.monotonic() + seconds
+    while "live" in at.session_state and at.session_state["live"] is not None:
+        if time.monotonic() > end:
+            raise AssertionError("the answer did not finish")
+        time.sleep(0.2)
+        at.run()
+    return at
 
 
 @pytest.fixture
@@ -93,3 +106,35 @@ def shared_embed():
         return np.stack([cache[t] for t in texts])
 
     return embed
+
+
+# -- a three-product library (etcd, Prometheus, the AWS ELB guide; three releases each) -------------------------------
+CORPORA = ETCD_CORPUS.parent
+ELB_GUIDE = CORPORA / "awsdocs" / "documents" / "elb-application-load-balancers-user-guide" / "doc_source"
+# Folder names differ from how people write the products; .product.json gives the display names and an alias.
+THREE_PRODUCTS = {
+    "etcd_io": ({"display_name": "etcd"}, {r: ETCD_CORPUS / r for r in ETCD_RELEASES}),
+    "prometheus-server": ({"display_name": "Prometheus"},
+                          {r: CORPORA / "prometheus" / r for r in ("v2.45.0", "v2.53.0", "v3.5.0")}),
+    "aws.elb": ({"display_name": "AWS Elastic Load Balancing", "aliases": ["ALB"]},
+                {r: ELB_GUIDE for r in ("2022.1", "2023.1", "2024.1")}),
+}
+
+
+@pytest.fixture(scope="session")
+def three_products(tmp_path_factory):
+    """Settings of a library of three products with three releases each, indexed once per session (read-only)."""
+    from assistant.components import build_indexer
+    from assistant.library.catalogue import ProductMeta
+    from assistant.settings import PROJECT_ROOT, Settings
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("three_products"), models_dir=PROJECT_ROOT / "models",
+                        embedding_cache_path=PROJECT_ROOT / ".cache" / "test_embed_cache.sqlite")
+    indexer = build_indexer(settings)
+    for product, (meta, releases) in THREE_PRODUCTS.items():
+        for release, src in releases.items():
+            indexer.library.add(src, product, release)
+        indexer.library.set_meta(product, ProductMeta(**meta))
+        reports = indexer.sync(product)
+        assert [r.release for r in reports] == list(releases)
+    return settings

@@ -158,7 +158,11 @@ def make_hostile_corpus(dir: Path) -> dict[str, str]:
     write("not_really.pdf", b"Just some words in a file named like a PDF.\n", FAILED)
 
     write("junk.md", random.Random(1234).randbytes(4096), FAILED)
-    write("bad_utf8.txt", "Caf\u00e9 menu\n".encode("latin-1") + b"More text.\n", FAILED)
+    # Bytes undefined in cp1252 and C1 controls in Latin-1, which no detected encoding reads cleanly either.
+    write("bad_utf8.txt", b"Caf\x81\x8d\x9d menu\nMore text.\n", FAILED)
+    write("latin1.txt", "Caf\u00e9 menu, cr\u00e8me br\u00fbl\u00e9e\nMore text.\n".encode("latin-1"), OK)
+    write("cp1252.md", "# Prices\n\nThe caf\u00e9\u2019s \u201cmenu\u201d costs 5 \u20ac.\n".encode("cp1252"), OK)
+    write("front_matter_only.md", b"---\ntitle: Section\ndescription: Pages about the section\n---\n\n", SKIPPED)
     write("empty.md", b"", FAILED)
     write("whitespace.txt", b"  \n\t\n   \r\n", FAILED)
     write("fake.md", png_bytes(), FAILED)
@@ -182,4 +186,62 @@ def make_hostile_corpus(dir: Path) -> dict[str, str]:
     write("good.html", GOOD_HTML.encode(), OK)
     write("utf16.txt", "\ufeffUTF-16 notes\nwith a BOM\n".encode("utf-16-le"), OK)
     write("deep.html", b"<div>" * 20_000 + b"deep text" + b"</div>" * 20_000, OK)  # far past the recursion limit
+
+    make_docx(dir / "good.docx")
+    expected["good.docx"] = OK
+    write("truncated.docx", (dir / "good.docx").read_bytes()[:-300], FAILED)
+    write("not_a_package.docx", b"Plain words in a file named like a Word document.\n", FAILED)
+    write("old_word.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(512), FAILED)
+    docx_bomb(dir / "bomb.docx")
+    expected["bomb.docx"] = FAILED
+    docx_with_parts(dir / "huge.docx", 10_001)
+    expected["huge.docx"] = FAILED
     return expected
+
+
+DOCX_PARAGRAPH = "Rotate the signing key every 90 days with keyctl rotate."
+
+
+def make_docx(path: Path, title: str = "Key service specification") -> Path:
+    """A small real Word document: a title, headings, prose, a list and a table."""
+    from docx import Document
+
+    doc = Document()
+    doc.core_properties.title = title
+    doc.add_heading(title, level=0)
+    doc.add_heading("Key rotation", level=1)
+    doc.add_paragraph(DOCX_PARAGRAPH)
+    doc.add_paragraph("Old keys stay valid for decryption.", style="List Bullet")
+    doc.add_heading("Limits", level=2)
+    table = doc.add_table(rows=3, cols=2)
+    for row, (name, value) in zip(table.rows, [("Setting", "Default"), ("max-keys", "512"), ("ttl", "24h")]):
+        row.cells[0].text, row.cells[1].text = name, value
+    doc.add_heading("Audit", level=1)
+    doc.add_paragraph("Every rotation is written to the audit log.")
+    doc.save(str(path))
+    return path
+
+
+def docx_bomb(path: Path, unpacked: int = 60_000_000) -> Path:
+    """A real document whose document.xml is padded with 60 MB of spaces: a few KB packed."""
+    good = zipfile.ZipFile(make_docx(path.with_suffix(".tmp")))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bomb:
+        for info in good.infolist():
+            data = good.read(info)
+            if info.filename == "word/document.xml":
+                data = data.replace(b"<w:body>", b"<w:body>" + b" " * unpacked, 1)
+            bomb.writestr(info.filename, data)
+    path.with_suffix(".tmp").unlink()
+    return path
+
+
+def docx_with_parts(path: Path, parts: int) -> Path:
+    """A real document carrying `parts` extra tiny parts: more than a Word file is read with."""
+    good = zipfile.ZipFile(make_docx(path.with_suffix(".tmp")))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as huge:
+        for info in good.infolist():
+            huge.writestr(info.filename, good.read(info))
+        for i in range(parts):
+            huge.writestr(f"extra/part{i}.xml", b"<x/>")
+    path.with_suffix(".tmp").unlink()
+    return path

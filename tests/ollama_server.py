@@ -106,7 +106,9 @@ class _OllamaHandler(BaseHTTPRequestHandler):
 
     def _record(self, body: Any) -> None:
         self.fake.requests.append(
-            {"method": self.command, "path": self.path, "headers": dict(self.headers.items()), "json": body}
+            # Header names are case-insensitive; recorded in their usual spelling ("Authorization") whatever was sent.
+            {"method": self.command, "path": self.path, "json": body,
+             "headers": {"-".join(w.capitalize() for w in k.split("-")): v for k, v in self.headers.items()}}
         )
 
     def _read_json(self) -> Any:

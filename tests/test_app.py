@@ -10,6 +10,7 @@ from pathlib import Path
 
 import keyring
 import pytest
+from conftest import finish_answer
 from keyring.backends import fail
 from memory_keyring import MemoryKeyring
 from streamlit.runtime.pages_manager import PagesManager
@@ -56,6 +57,7 @@ def _app() -> AppTest:
 
 def _ask(at: AppTest, question: str) -> AppTest:
     at.chat_input[0].set_value(question).run()
+    finish_answer(at)
     assert not at.exception, at.exception
     return at
 
@@ -69,14 +71,23 @@ def _markdown(at) -> str:
 
 
 @pytest.fixture(scope="module")
-def etcd_app(etcd_index):
-    """The etcd index as the app's data folder; the app database written there is removed afterwards."""
+def etcd_app_module(etcd_index):
     yield etcd_index
     import streamlit as st
 
     st.cache_resource.clear()
     for suffix in ("", "-wal", "-shm"):
         Path(str(etcd_index.settings.db_path) + suffix).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def etcd_app(etcd_app_module):
+    """The etcd index as the app's data folder, with no conversation to reopen (each test starts a new one); the
+    app database written there is removed after the module."""
+    db = AppDB(etcd_app_module.settings.db_path)
+    for conversation in db.conversations():
+        db.delete_conversation(conversation["id"])
+    return etcd_app_module
 
 
 def test_chat_shows_how_the_answer_was_found_and_stores_feedback(etcd_app, ollama_server, monkeypatch):
@@ -96,7 +107,8 @@ def test_chat_shows_how_the_answer_was_found_and_stores_feedback(etcd_app, ollam
     assert "Answered by ollama · llama3\\.1\\:8b" in captions
     assert "**[1]** etcd v3\\.5 · " in answer  # sources numbered like the [n] markers, with release and file
     assert at.text, "the cited text is shown as plain text"
-    assert any(b.label.startswith("Open ") for b in at.get("download_button"))
+    assert any(b.label.startswith("Download ") for b in at.get("download_button"))
+    assert any(b.label == "Open at section" for b in at.button), "a source opens in the app first"
     assert len(at.feedback) == 1
     queries = [d for d in at.dataframe if "query" in d.value.columns]
     assert queries and len(queries[0].value) >= 2, "the rewritten query and the other search queries"
@@ -133,7 +145,7 @@ def test_missing_knowledge_is_a_warning_with_a_question_to_ask_instead(etcd_app,
     assert not asked, "nothing the documents lack is sent to the model to invent"
     assert len(at.feedback) == 1
 
-    suggestion.click().run()
+    finish_answer(suggestion.click().run())
     assert not at.exception
     users = [m for m in at.chat_message if m.name == "user"]
     assert users[-1].markdown[0].value == svc.md_escape(suggestion.label.removeprefix("Ask instead: "))
@@ -158,7 +170,8 @@ def _wait_indexed(at: AppTest, seconds: float = 240) -> str:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         at.run()
-        done = [s.value for s in at.sidebar.success] + [e.value for e in at.sidebar.error]
+        done = [s.value for s in at.sidebar.success] + [e.value for e in at.sidebar.error] + [
+            w.value for w in at.sidebar.warning if w.value.startswith(("Indexed", "Cancelled"))]
         if done:
             return "\n".join(done)
         time.sleep(0.5)
@@ -189,8 +202,8 @@ def test_upload_indexes_the_file_and_answers_from_it(tmp_path, ollama_server, mo
     at.run()
     next(b for b in at.sidebar.button if b.label == "Add and index").click().run()
     assert "Added 3 file(s) to frobnicator v2\\.1." in _captions(at)
-    assert "Indexed: 2 file(s) indexed, 0 removed." in _wait_indexed(at)
-    assert any(e.value.startswith("v2\\.1/broken\\.pdf\\:") for e in at.sidebar.error), "errors per file"
+    assert "Indexed: 2 file(s) indexed, 0 skipped, 1 failed, 0 removed." in _wait_indexed(at)
+    assert any(t.value.startswith("v2.1/broken.pdf: PDF is damaged") for t in at.sidebar.text), "errors per file"
     assert sorted(p.name for p in (tmp_path / "library" / "frobnicator" / "v2.1").iterdir()) == [
         "Ops-Guide.md", "broken.pdf", "escape.md"]
 
@@ -216,16 +229,26 @@ def test_library_page_describes_renames_and_deletes(tmp_path, monkeypatch):
         folder.mkdir(parents=True)
         (folder / "guide.md").write_text(text)
         (folder / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
+        (folder / "_index.md").write_text("---\ntitle: Widget section\ndescription: How widgets work\n---\n")
+        (folder / "notes.xyz").write_text("another type")
+        (folder / ".draft.md").write_text("# Draft\n\nhidden\n")
         indexer.library.add(folder, "widget", release)
     indexer.sync()
     _use(monkeypatch, tmp_path)
     at = _app()
     at.switch_page("pages/library.py").run()
     table = at.dataframe[0].value
-    assert table[["product", "release", "files", "indexed", "failed"]].values.tolist() == [
-        ["widget", "v1.0", 2, 1, 1], ["widget", "v1.1", 2, 1, 1]]
+    assert table[["product", "release", "files", "indexed", "skipped", "failed"]].values.tolist() == [
+        ["widget", "v1.0", 4, 1, 1, 1], ["widget", "v1.1", 4, 1, 1, 1]]
     assert table["chunks"].min() > 0 and table["last indexed"].notna().all()
-    assert "broken.pdf" in at.dataframe[1].value["file"].tolist(), "failures per release"
+    # Per release, skipped and failed files apart, each with its reason.
+    assert [t.label for t in at.tabs if t.label.startswith(("Failed", "Skipped"))] == ["Failed (1)", "Skipped (3)"]
+    failed, skipped = [d.value for d in at.dataframe if "reason" in d.value.columns]
+    assert failed.values.tolist() == [["broken.pdf", "PDF is damaged or truncated: end-of-file marker missing"]]
+    assert skipped.values.tolist() == [
+        [".draft.md", "hidden file (name starts with '.')", "", ""],
+        ["_index.md", "no body text (front matter only)", "Widget section", "How widgets work"],
+        ["notes.xyz", "unsupported file type .xyz", "", ""]]
 
     form_inputs = {t.label: t for t in at.text_input}
     form_inputs["Aliases used in questions, comma-separated"].set_value("wdg, the widget")
@@ -270,6 +293,9 @@ def test_settings_are_saved_and_secrets_go_to_the_keyring(tmp_path, ollama_serve
     ollama_server.models.append("qwen2.5:7b")
     at = _app()
     at.switch_page("pages/settings.py").run()
+    from assistant.backends.device import resolve_device
+
+    assert f"Models run on {resolve_device('auto').label()}," in _captions(at), "the page says where models run"
     host = next(t for t in at.text_input if t.label == "Ollama host")
     host.set_value(ollama_server.url).run()
     next(b for b in at.button if b.label == "Test connection").click().run()

@@ -141,5 +141,8 @@ def test_markdown_escaping_keeps_text_literal():
     label = svc.source_label({"n": 2, "product": "etcd", "release": "v3.5", "path": "a_b.pdf", "page": 4,
                               "section": "Setup", "score": 0.5, "cited": False})
     assert label == r"**[2]** etcd v3\.5 · a\_b\.pdf p.4 § Setup · score 0.500 · *also retrieved*"
-    assert svc.open_label({"path": "dir/a.pdf", "page": 4}) == "Open a.pdf at page 4"
+    assert svc.open_label({"path": "dir/a.pdf", "page": 4}) == "Open at page 4"
+    assert svc.open_label({"path": "a.md", "page": None, "section": "S"}) == "Open at section"
+    assert svc.download_label({"path": "dir/a.pdf", "page": 4}) == "Download a.pdf"
+    assert svc.md_escape_block("a*b\n<i>") == "a\\*b  \n\\<i\\>"
     assert svc.format_eta(75) == "1 min 15 s" and svc.format_eta(None) == "estimating…"

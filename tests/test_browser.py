@@ -56,36 +56,62 @@ def _wait_healthy(url: str, proc: subprocess.Popen, seconds: float = 90) -> None
     raise AssertionError("streamlit did not come up")
 
 
-@pytest.fixture
-def app_server(tmp_path):
-    """The app as a user runs it, with the fake Ollama (in this process) answering with a citation."""
+class AppServer:
+    """`streamlit run app.py` on a free localhost port over one data folder; stop() and start() again is an app
+    restart (a new process: nothing survives but what is on disk)."""
+
+    def __init__(self, data_dir: Path, ollama_url: str, log_name: str) -> None:
+        self.data_dir, self.ollama_url, self.log_name = data_dir, ollama_url, log_name
+        self.proc: subprocess.Popen | None = None
+        self.url = ""
+
+    def start(self) -> str:
+        port = _free_port()
+        env = {**os.environ, "ASSISTANT_DATA_DIR": str(self.data_dir), "ASSISTANT_LLM_BACKEND": "ollama",
+               "ASSISTANT_OLLAMA_HOST": self.ollama_url, "ASSISTANT_OLLAMA_MODEL": "llama3.1:8b"}
+        self._log = (ARTIFACTS / self.log_name).open("a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.url = f"http://127.0.0.1:{port}"
+        _wait_healthy(self.url, self.proc)
+        return self.url
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(20)
+        self._log.close()
+        self.proc = None
+
+
+def _serve(tmp_path: Path, answer: list[str], log_name: str):
     from ollama_server import OllamaServer
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    ollama = OllamaServer(responder=lambda request: answer).start()
+    server = AppServer(tmp_path / "data", ollama.url, log_name)
+    try:
+        yield server
+    finally:
+        server.stop()
+        ollama.stop()
+
+
+@pytest.fixture
+def app_server(tmp_path):
+    """The app as a user runs it, with the fake Ollama (in this process) answering with a citation."""
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
-    ollama = OllamaServer(responder=lambda request: [
-        "The frobnicator sends a heartbeat ", "every 250 milliseconds [1]."]).start()
-    port = _free_port()
-    env = {**os.environ, "ASSISTANT_DATA_DIR": str(tmp_path / "data"), "ASSISTANT_LLM_BACKEND": "ollama",
-           "ASSISTANT_OLLAMA_HOST": ollama.url, "ASSISTANT_OLLAMA_MODEL": "llama3.1:8b"}
-    log = (ARTIFACTS / "streamlit.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
-        yield url, tmp_path / "data"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        ollama.stop()
+    for server in _serve(tmp_path, ["The frobnicator sends a heartbeat ", "every 250 milliseconds [1]."],
+                         "streamlit.log"):
+        yield server.start(), server.data_dir
 
 
 @pytest.fixture
@@ -151,7 +177,8 @@ def _scenario(page, url: str, data_dir: Path, tmp_path: Path) -> None:
     main = page.get_by_test_id("stMainBlockContainer")
     intent = main.get_by_test_id("stCaptionContainer").filter(has_text="Intent: ").first
     intent.wait_for()  # the streamed text comes first; the rerun that follows draws the details
-    assert re.search(r"Intent: \w+ \(\d+%\) · Release: v2\.1 .* · Rewritten: “.*heartbeat", intent.inner_text())
+    assert re.search(r"Intent: \w+ \(\d+%\) · Product: frobnicator \(named in the question\) · "
+                     r"Release: v2\.1 .* · Rewritten: “.*heartbeat", intent.inner_text())
     source = main.get_by_test_id("stMarkdownContainer").filter(has_text="[1] frobnicator v2.1").first
     assert re.search(r"\[1\] frobnicator v2\.1 · frobnicator-ops\.md § .*Heartbeat · score", source.inner_text())
     assert "also retrieved" not in source.inner_text(), "source 1 is cited"
@@ -193,3 +220,72 @@ def _scenario(page, url: str, data_dir: Path, tmp_path: Path) -> None:
             page.wait_for_function("() => document.querySelectorAll('.vega-embed canvas, .vega-embed svg').length >= 4")
         _no_exception(page)
         _shoot(page, name.lower(), {"Insights": 1750, "Settings": 1500}.get(name, 1000))
+
+
+VALVE_PAGES = [
+    "Kestrel valve manual\nInstallation\nBolt the valve to the manifold with four M8 bolts.",
+    "Pressure settings\nThe kestrel valve opens at 42 kPa of line pressure.\nBelow that it stays shut and hums.",
+    "Maintenance\nGrease the spindle once a year.",
+]
+VALVE_QUESTION = "At what pressure does the kestrel valve open?"
+
+
+@pytest.mark.browser
+def test_pdf_source_opens_at_its_page_and_the_conversation_survives_reload_and_restart(tmp_path, page):
+    from hostile_files import make_pdf
+
+    folder = tmp_path / "data" / "library" / "valves" / "v1"
+    folder.mkdir(parents=True)
+    make_pdf(folder / "kestrel-valve.pdf", VALVE_PAGES)
+    for server in _serve(tmp_path, ["The valve opens ", "at 42 kPa [1]."], "streamlit-conversation.log"):
+        try:
+            _conversation_scenario(page, server)
+        except BaseException:
+            page.screenshot(path=str(ARTIFACTS / "conversation-failure.png"), full_page=True)
+            raise
+
+
+def _conversation_scenario(page, server: AppServer) -> None:
+    page.goto(server.start())
+    sidebar, main = page.get_by_test_id("stSidebar"), page.get_by_test_id("stMainBlockContainer")
+    sidebar.get_by_role("button", name="Rescan library").click()
+    sidebar.get_by_text("Indexed: 1 file(s) indexed").wait_for(timeout=300_000)
+    chat = page.get_by_test_id("stChatInputTextArea")
+    chat.fill(VALVE_QUESTION)
+    chat.press("Enter")
+    main.get_by_text("at 42 kPa [1].").wait_for(timeout=180_000)
+    main.get_by_test_id("stCaptionContainer").filter(has_text="Intent: ").first.wait_for()
+
+    # The PDF source opens in the app at page 2, the cited passage outlined, its words on screen.
+    main.get_by_role("button", name="Open at page 2").first.click()
+    viewer = page.frame_locator("iframe[title='streamlit_pdf_viewer.streamlit_pdf_viewer']")
+    viewer.locator("#canvas_page_2").wait_for(timeout=60_000)
+    box = viewer.locator("#annotation-passage-0")
+    box.wait_for(timeout=60_000)
+    viewer.get_by_text("The kestrel valve opens at 42 kPa of line pressure.").wait_for(timeout=60_000)
+    assert box.get_attribute("data-index") == "passage-0"
+    frame = page.locator("iframe[title='streamlit_pdf_viewer.streamlit_pdf_viewer']")
+    frame.scroll_into_view_if_needed()
+    _no_exception(page)
+    _shoot(page, "source-pdf-page", 1100)
+
+    # A reload reopens the conversation.
+    page.reload()
+    main.get_by_text("at 42 kPa [1].").wait_for(timeout=120_000)
+    sidebar.get_by_role("button", name=VALVE_QUESTION).wait_for()
+
+    # So does a restart of the app; a follow-up there is asked with the conversation's history.
+    server.stop()
+    page.goto(server.start())
+    main.get_by_text("at 42 kPa [1].").wait_for(timeout=120_000)
+    chat = page.get_by_test_id("stChatInputTextArea")
+    chat.fill("And how is it installed?")
+    chat.press("Enter")
+    main.get_by_test_id("stChatMessage").nth(3).get_by_text("at 42 kPa [1].").wait_for(timeout=180_000)
+    _no_exception(page)
+    _shoot(page, "conversation-after-restart", 1300)
+    db = AppDB(server.data_dir / "assistant.db")
+    [conversation] = db.conversations()
+    assert (conversation["title"], conversation["messages"]) == (VALVE_QUESTION, 4)
+    last = db.messages(conversation["id"])[-1]["trace"]
+    assert [h["content"] for h in last["history"]] == [VALVE_QUESTION, "The valve opens at 42 kPa [1]."]

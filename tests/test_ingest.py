@@ -76,13 +76,16 @@ def test_etcd_three_releases_indexed_consistently(etcd_index):
     for report in etcd_index.reports:
         folder = indexer.library.release_dir("etcd", report.release)
         on_disk = supported_files(folder)
-        failed = {f["path"] for f in report.files_failed}
-        # Only Hugo section stubs (front matter, no body) may fail; every real page is indexed.
-        assert all(Path(p).name == "_index.md" for p in failed), failed
-        assert report.files_skipped == [] and report.files_removed == 0
-        assert report.files_indexed == len(on_disk) - len(failed)
-        assert indexed_files(indexer, "etcd", report.release) == on_disk - failed
-        assert indexed_files(indexer, "etcd", report.release, "failed") == failed
+        skipped = {f["path"] for f in report.files_skipped}
+        # Nothing fails; only Hugo section stubs (front matter, no body) are skipped, their titles kept.
+        assert report.files_failed == [] and report.files_removed == 0
+        assert skipped and all(Path(p).name == "_index.md" for p in skipped), skipped
+        assert {f["reason"] for f in report.files_skipped} == {"no body text (front matter only)"}
+        assert report.files_indexed == len(on_disk) - len(skipped)
+        assert indexed_files(indexer, "etcd", report.release) == on_disk - skipped
+        rows = indexer.manifest.files("etcd", report.release)
+        assert {rel for rel, row in rows.items() if row.status == "skipped" and row.title} == skipped
+        assert {row.encoding for row in rows.values() if row.status == "indexed"} == {"utf-8"}
         assert report.chunks > 500
         assert ReleaseStore(indexer.store, "etcd", report.release, indexer.embedder.dim).count() == report.chunks
         assert indexer.verify("etcd", report.release) == []
@@ -104,8 +107,8 @@ def test_etcd_resync_is_a_no_op(etcd_index):
     assert [r.release for r in reports] == list(etcd_index.releases)
     for r in reports:
         assert (r.files_indexed, r.files_removed, r.cancelled) == (0, 0, False)
-        assert r.files_unchanged == first[r.release].files_indexed + len(first[r.release].files_failed)
-        assert r.files_failed == first[r.release].files_failed  # still reported, never re-read
+        assert r.files_unchanged == first[r.release].files_indexed + len(first[r.release].files_skipped)
+        assert r.files_skipped == first[r.release].files_skipped  # still reported, never re-read
         assert r.chunks == first[r.release].chunks
         assert r.seconds < 0.05 * first[r.release].seconds + 1.0, (r.seconds, first[r.release].seconds)
 
@@ -123,8 +126,10 @@ def test_cli_ingest_and_sync_json(tmp_path):
     report = json.loads(done.stdout)
     assert_report_shape(report)
     assert (report["product"], report["release"], report["files_indexed"]) == ("demo", "1.0", 2)
-    assert report["files_failed"] == [{"path": "_index.md", "error": "no extractable text"}]
-    assert report["files_skipped"] == [{"path": "notes.xyz", "reason": "unsupported file type .xyz"}]
+    assert report["files_failed"] == []
+    assert sorted(report["files_skipped"], key=str) == [
+        {"path": "_index.md", "reason": "no body text (front matter only)"},
+        {"path": "notes.xyz", "reason": "unsupported file type .xyz"}]
     assert report["chunks"] >= 2
 
     src2 = tmp_path / "src2"
@@ -141,7 +146,8 @@ def test_cli_ingest_and_sync_json(tmp_path):
         assert_report_shape(r)
         assert r["files_indexed"] == 0 and r["files_removed"] == 0
     assert [r["files_unchanged"] for r in reports] == [3, 1]
-    assert reports[0]["files_failed"] == [{"path": "_index.md", "error": "no extractable text"}]
+    assert reports[0]["files_failed"] == []
+    assert {"path": "_index.md", "reason": "no body text (front matter only)"} in reports[0]["files_skipped"]
 
     # A mistyped source is an error (exit 2) and leaves no empty release behind.
     done = run_cli(data, "ingest", str(tmp_path / "no-such-folder"), "--product", "demo", "--release", "3.0", "--json")
@@ -244,7 +250,9 @@ def test_broken_files_get_one_clear_error_each_and_good_files_are_indexed(tmp_pa
     assert indexer.verify("demo", "1.0") == []
 
     [again] = indexer.sync()  # broken files are remembered by hash, reported again, not re-read
-    assert again.files_indexed == 0 and again.files_unchanged == len(good) + len(failed)
+    set_aside = [n for n in skipped if n.endswith(".md")]  # read once and set aside: front matter only
+    assert set_aside == ["front_matter_only.md"]
+    assert again.files_indexed == 0 and again.files_unchanged == len(good) + len(failed) + len(set_aside)
     assert sorted(again.files_failed, key=str) == sorted(report.files_failed, key=str)
     assert sorted(again.files_skipped, key=str) == sorted(report.files_skipped, key=str)
 
@@ -287,7 +295,7 @@ def test_a_changed_recipe_reindexes_every_file_once(tmp_path, caplog, monkeypatc
     indexer = build_indexer(settings)
     folder = indexer.library.release_dir("demo", "1.0")
     copy_pages(folder, SMALL_PAGES[:2] + ["learning/glossary.md"])
-    (folder / "bad_utf8.txt").write_bytes("Caf\u00e9 menu\n".encode("latin-1") + b"More text.\n")
+    (folder / "bad_utf8.txt").write_bytes(b"Caf\x81\x8d\x9d menu\nMore text.\n")
     [first] = indexer.sync()
     assert (first.files_indexed, len(first.files_failed)) == (3, 1)
 

@@ -190,3 +190,29 @@ def test_confidence_is_a_probability_for_any_text(classifier, text):
     result = classifier.classify(text)
     assert 0.0 <= result.confidence <= 1.0
     assert np.isclose(sum(result.scores.values()), 1.0)
+
+
+@pytest.mark.parametrize("text, intent", [
+    ("What is agent mode?", "terminology_explanation"),
+    ("in 3.5, what does info() do with target_info style series?", "terminology_explanation"),
+    ("what does --experimental-compaction-batch-limit control in 3.4?", "terminology_explanation"),
+    ("2.45: how do I run in agent mode?", "operational_guidance"),
+])
+def test_form_cues_for_definitions_and_led_in_how_tos(text, intent):
+    from assistant.answering.intent import _cue_bonus
+
+    assert _cue_bonus(text).get(intent, 0) > 0
+
+
+@pytest.mark.parametrize("text", [
+    "what is the default snapshot count?",  # a value, not a definition
+    "what is the difference between a counter and a gauge?",
+    "what are the steps to add a member?",
+    "how do I add a member?",  # a plain how-to is already the embedding's clear call
+])
+def test_no_definition_cue_when_a_value_comparison_or_steps_are_wanted(text):
+    from assistant.answering.intent import _cue_bonus
+
+    assert "terminology_explanation" not in _cue_bonus(text)
+    if text.startswith("how do I"):
+        assert "operational_guidance" not in _cue_bonus(text)

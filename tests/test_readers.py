@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 from hostile_files import (
+    DOCX_PARAGRAPH,
     FAILED,
     OK,
     SKIPPED,
     encrypt_pdf,
+    make_docx,
     make_hostile_corpus,
     make_pdf,
     png_bytes,
@@ -19,7 +21,7 @@ from hostile_files import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.library.documents import ParsedDocument, ReadFailure, SkipFile
+from assistant.library.documents import NoBodyText, ParsedDocument, ReadFailure, SkipFile
 from assistant.library.readers import MAX_LINE_BYTES, SUPPORTED_SUFFIXES, read_document
 
 ETCD = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "etcd" / "v3.5"
@@ -32,7 +34,12 @@ FAILURE_MESSAGES = {
     "scanned.pdf": "no extractable text (scanned PDF?)",
     "not_really.pdf": "not a PDF",
     "junk.md": "not valid UTF-8 text (looks binary)",
-    "bad_utf8.txt": "not valid UTF-8 text (bad byte at offset 3)",
+    "bad_utf8.txt": "not valid UTF-8 text (bad byte at offset 3) and no other encoding fits it",
+    "truncated.docx": "Word document is damaged or truncated",
+    "not_a_package.docx": "Word document is damaged or truncated",
+    "old_word.docx": "looks like an old Microsoft Office file, not a Word document",
+    "bomb.docx": "times its packed size (a zip bomb)",
+    "huge.docx": "Word package has 10,0",
     "empty.md": "file is empty",
     "whitespace.txt": "file is empty",
     "fake.md": "looks like a PNG image, not Markdown",
@@ -165,9 +172,10 @@ def test_structural_soup_reads_or_fails_cleanly(tmp_path_factory, text, suffix):
     path = tmp_path_factory.mktemp("soup") / f"f{suffix}"
     path.write_text(text, encoding="utf-8")
     kind, result = outcome(path)
-    assert kind in (OK, FAILED)
     if kind == FAILED:
         assert result in ("file is empty", "no extractable text"), result
+    elif kind == SKIPPED:  # only Markdown that opens with front matter and has no body after it
+        assert (suffix, result) == (".md", "no body text (front matter only)") and text.startswith(("---", "+++"))
 
 
 # ---------------------------------------------------------------- PDF
@@ -455,7 +463,8 @@ def test_magic_bytes_beat_the_extension(tmp_path):
 
 def test_suffixes_are_matched_case_insensitively(tmp_path):
     assert read_document(write(tmp_path / "SHOUT.MD", "# Loud\n\nwords\n")).title == "Loud"
-    assert set(SUPPORTED_SUFFIXES) == {".pdf", ".html", ".htm", ".md", ".markdown", ".rst", ".txt", ".text"}
+    assert set(SUPPORTED_SUFFIXES) == {".pdf", ".html", ".htm", ".md", ".markdown", ".rst", ".txt", ".text",
+                                       ".docx"}
 
 
 # ---------------------------------------------------------------- real documentation
@@ -474,8 +483,9 @@ def test_every_etcd_v35_page_reads_with_title_and_clean_sections():
     assert len(files) > 50
     for path in files:
         if path.relative_to(ETCD).as_posix() in ETCD_FRONT_MATTER_ONLY:
-            with pytest.raises(ReadFailure, match="^no extractable text$"):
+            with pytest.raises(NoBodyText, match=r"^no body text \(front matter only\)$") as skipped:
                 read_document(path)
+            assert skipped.value.title, path  # kept for the catalogue
             continue
         doc = read_document(path)
         assert doc.title and doc.title != path.stem, path  # every etcd page has a front-matter title
@@ -507,3 +517,57 @@ def test_etcd_page_with_utf8_bom_keeps_its_front_matter_title():
     doc = read_document(path)
     assert doc.title == "etcd v3 authentication design"
     assert doc.sections[0].section_path == ["Why not reuse the v2 auth system?"]
+
+
+# ---------------------------------------------------------------- encodings (issue 18)
+
+
+@pytest.mark.parametrize("encoding, expected", [("latin-1", "latin-1"), ("cp1252", "cp1252"), ("utf-16", "utf-16"),
+                                                ("cp1251", "cp1251"), ("utf-8", "utf-8")])
+def test_text_in_other_encodings_is_decoded_by_detection_and_the_encoding_named(tmp_path, encoding, expected):
+    text = {"cp1251": "Настройка кластера: параметр snapshot-count задаёт число записей между снимками.",
+            "cp1252": "The operator\u2019s \u201cdefrag\u201d command \u2014 5 \u20ac per caf\u00e9."}.get(
+        encoding, "Configuraci\u00f3n del cl\u00faster: el par\u00e1metro controla cu\u00e1ntas entradas.")
+    path = tmp_path / "notes.md"
+    path.write_bytes(f"# Notes\n\n{text}\n".encode(encoding))
+    doc = read_document(path)
+    assert (all_text(doc), doc.encoding) == (text, expected)
+
+
+def test_undecodable_bytes_fail_with_their_offset(tmp_path):
+    path = tmp_path / "broken.txt"
+    path.write_bytes(b"Menu \x81\x8d\x8f\x90\x9d and more\n")
+    with pytest.raises(ReadFailure, match=r"^not valid UTF-8 text \(bad byte at offset 5\) and no other encoding fits"):
+        read_document(path)
+
+
+def test_front_matter_only_page_is_skipped_with_title_and_description(tmp_path):
+    path = write(tmp_path / "_index.md", "---\ntitle: Operations guide\ndescription: Running etcd clusters\n---\n\n")
+    with pytest.raises(NoBodyText) as skipped:
+        read_document(path)
+    assert (skipped.value.title, skipped.value.description) == ("Operations guide", "Running etcd clusters")
+    with pytest.raises(ReadFailure, match="^no extractable text$"):  # no front matter: nothing to keep, a failure
+        read_document(write(tmp_path / "comment.md", "<!-- only a comment -->\n"))
+
+
+# ---------------------------------------------------------------- Word
+
+
+def test_docx_headings_become_sections_and_tables_rows(tmp_path):
+    doc = read_document(make_docx(tmp_path / "spec.docx"))
+    assert (doc.kind, doc.title) == ("docx", "Key service specification")
+    by_path = {" > ".join(s.section_path): s.text for s in doc.sections}
+    assert by_path == {
+        "Key service specification > Key rotation": f"{DOCX_PARAGRAPH}\n- Old keys stay valid for decryption.",
+        "Key service specification > Key rotation > Limits": "Setting | Default\nmax-keys | 512\nttl | 24h",
+        "Key service specification > Audit": "Every rotation is written to the audit log.",
+    }
+    assert all(s.page is None for s in doc.sections)  # DOCX has no pages: the section is cited
+
+
+def test_docx_text_cap_fails_the_file(tmp_path, monkeypatch):
+    from assistant.library.readers import word
+
+    monkeypatch.setattr(word, "MAX_DOCX_TEXT_CHARS", 50)
+    with pytest.raises(ReadFailure, match="more than 0 million characters"):
+        read_document(make_docx(tmp_path / "spec.docx"))

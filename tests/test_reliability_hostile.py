@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ETCD_CORPUS
+from hostile_files import docx_bomb, docx_with_parts, make_docx
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
@@ -118,7 +119,20 @@ def make_hostile_library(folder: Path, outside: Path) -> dict[str, tuple[str, st
     write("is_pdf.html", shared_page_pdf(1, b"BT /F1 12 Tf 72 720 Td (pdf) Tj ET"), "failed",
           "looks like a PDF file, not HTML")
     write("is_gzip.md", b"\x1f\x8b\x08\x00" + bytes(64), "failed", "looks like a gzip archive, not Markdown")
-    write("bad_utf8.md", b"# Title\n\nvalid start \xc3\x28 then garbage\n", "failed", "not valid UTF-8 text (bad byte")
+    write("bad_utf8.md", b"# Title\n\nvalid start \x81\x8d\x9d then garbage\n", "failed", "not valid UTF-8 text (bad byte")
+    write("latin1.md", "# Caf\u00e9\n\nThe pl\u00f6ver gauge reads nominal.\n".encode("latin-1"), "indexed")
+    write(".hidden_notes.md", b"# Hidden\n\nnot read\n", "skipped", "hidden file")
+    write(".git/config", b"[core]\n", "skipped", "hidden folder")
+    expected[".git"] = expected.pop(".git/config")
+
+    # Word: broken, huge (more parts than read) and a zip bomb, each failing alone.
+    docx = make_docx(folder / "spec.docx")
+    expected["spec.docx"] = ("indexed", "")
+    write("truncated.docx", docx.read_bytes()[: len(docx.read_bytes()) // 2], "failed", "damaged or truncated")
+    docx_with_parts(folder / "huge.docx", 10_001)
+    expected["huge.docx"] = ("failed", "more than the 10,000 read per file")
+    docx_bomb(folder / "bomb.docx", unpacked=150_000_000)
+    expected["bomb.docx"] = ("failed", "zip bomb")
     write("bad_utf16.txt", codecs.BOM_UTF16_LE + "some text ".encode("utf-16-le") + b"\x00\xd8" + "x".encode("utf-16-le"),
           "failed", "not valid UTF-16 text")
 

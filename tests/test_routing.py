@@ -23,8 +23,8 @@ def _rows(name):
     "question, product, source",
     [
         ("What are Prometheus's default query timeouts?", "prometheus", "named"),
-        ("prom agent mode flags", "prometheus", "named"),
-        ("does promtool check rules?", "prometheus", "named"),
+        ("prom agent mode flags", "prometheus", "alias"),
+        ("does promtool check rules?", "prometheus", "alias"),
         ("does etcdctl defrag get replicated?", "etcd", "named"),
         ("ETCD snapshot restore", "etcd", "named"),
         ("how do I promote a learner member?", None, "none"),  # "promote" is not "prom"

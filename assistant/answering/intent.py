@@ -101,6 +101,21 @@ _ERRORISH = re.compile(
 _WH_OPENER = re.compile(r"^\s*(what|what's|whats|which|who|where|when|why|how)\b", re.IGNORECASE)
 _HOW_TO = re.compile(r"^\s*(how (do|can|should|to)\b|steps? to\b|procedure\b|way to\b)", re.IGNORECASE)
 
+# "What is agent mode?", "what does --compaction-batch-limit control?": a definition asked for, after an optional
+# "in 3.5," or "Etcd's gRPC proxy:" lead-in; not when a value, a comparison or a list is wanted.
+_DEFINITION = re.compile(
+    r"^\s*(?:[\w.'’ -]{1,40}[:,]\s*)?(?:what\s+is\s+|what\s+are\s+|what's\s+|whats\s+|define\b|explain\b|"
+    r"meaning\s+of\b|what\s+does\s+[^?]{1,60}\s+(?:do|mean|control|stand\s+for)\b)"
+    r"(?![^?]*\b(?:default|defaults|value|limit|maximum|minimum|max|min|difference|differ\w*|vs\.?|versus|"
+    r"compare\w*|chang\w+|which|list|steps?|when|recommended|suggested)\b)",
+    re.IGNORECASE,
+)
+# "2.45: how do I run in agent mode?": a how-to after a lead-in.
+_HOW_TO_ANYWHERE = re.compile(r"\bhow\s+(?:do|can|should)\s+(?:i|we|you)\b", re.IGNORECASE)
+
+# Form cues of definitions and led-in how-tos; 0.08 chosen on eval/routing.tune.jsonl (intent 0.84 -> 0.90) with
+# ../shared/eval/dev/intents.jsonl unchanged at 0.93.
+FORM_CUE_BONUS = 0.08
 CUE_BONUS = 0.04  # cosine units; in the fitted metric the best two intents usually differ by 0.05-0.4
 
 
@@ -112,6 +127,10 @@ def _cue_bonus(text: str) -> dict[str, float]:
         bonus["fact_verification"] = CUE_BONUS
     if _ERRORISH.search(text) and not _HOW_TO.search(text):
         bonus["symptom_analysis"] = bonus.get("symptom_analysis", 0.0) + CUE_BONUS
+    if _DEFINITION.search(text) and not _ERRORISH.search(text):
+        bonus["terminology_explanation"] = bonus.get("terminology_explanation", 0.0) + FORM_CUE_BONUS
+    if _HOW_TO_ANYWHERE.search(text) and not _HOW_TO.search(text):
+        bonus["operational_guidance"] = bonus.get("operational_guidance", 0.0) + FORM_CUE_BONUS
     return bonus
 
 

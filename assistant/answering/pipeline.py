@@ -15,11 +15,14 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.answering import citations as cite
 from assistant.answering import knowledge as kn
+from assistant.answering.catalogue_questions import answer_catalogue_question
+from assistant.answering.extractive import extractive_answer
 from assistant.answering.fusion import lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
 from assistant.answering.glossary import load_or_mine
 from assistant.answering.intent import IntentClassifier
 from assistant.answering.presets import Preset, get_preset
+from assistant.answering.product_evidence import choose, gather
 from assistant.answering.query_check import check_query
 from assistant.answering.reduce import extract, llm_select
 from assistant.answering.rerank import CrossEncoderRerank
@@ -93,12 +96,17 @@ class Pipeline:
     def ask(self, question: str, *, history: list[dict] | None = None, product: str | None = None,
             release: str | None = None, preset: str | Preset = "default", search_only: bool = False,
             on_token: Callable[[str], None] | None = None, intent_override: str | None = None,
-            observer: Observer | None = None) -> AskResult:
+            observer: Observer | None = None, extractive: bool = False) -> AskResult:
+        """`extractive`: with no LLM, answer by quoting the sources' sentences (extractive.py) instead of nothing."""
         t = self._turn(question, history, product, release, preset, search_only, on_token, intent_override)
+        if extractive and t.llm is None and not search_only:
+            t.extractive, t.result.search_only = True, False
+            t.result.llm = {"backend": "extractive", "model": "sentences quoted from the sources"}
         run = _Runner(t, observer)
         run("query_check", self.check_question)       # iKnow: decline empty, gibberish, out-of-scope
-        run("routing", self.route)                    # QAMR: product and release(s), spellings normalised
-        run("intent", self.detect_intent)             # iKnow: prototypical intent
+        run("intent", self.detect_intent)             # iKnow: prototypical intent, for every question that passes
+        run("catalogue", self.answer_from_catalogue)  # which/how many/newest/oldest releases: no search, no LLM
+        run("routing", self.route)                    # QAMR: product and release(s); product from evidence if unnamed
         run("rewrite", self.rewrite_query)            # Ericsson/iKnow/QAMR: standalone, expanded, several queries
         run("retrieval", self.retrieve)               # Ericsson/DECO: dense + lexical, fused, per release
         run("rerank", self.rerank)                    # iKnow: cross-encoder, when one is installed
@@ -112,6 +120,8 @@ class Pipeline:
     def _turn(self, question, history, product, release, preset, search_only, on_token, intent_override) -> Turn:
         p = get_preset(preset) if isinstance(preset, str) else preset
         res = AskResult(question=question, preset=p.name, search_only=search_only or self.llm is None)
+        device = getattr(self.embedder, "device", None)
+        res.device = device.label() if device is not None else ""
         llm = None if res.search_only else self.llm
         if llm is not None:
             res.llm = {"backend": llm.backend, "model": llm.model}
@@ -142,19 +152,53 @@ class Pipeline:
             t.done = True
         return t
 
+    def answer_from_catalogue(self, t: Turn) -> Turn:
+        found = answer_catalogue_question(t.question, t.catalogue, pinned_product=t.pinned_product)
+        if found is not None:
+            res = t.result
+            res.status, res.answer, res.product, res.releases = "catalogue", found.answer, found.product, found.releases
+            res.product_source = "catalogue"
+            t.done = True
+        return t
+
     def route(self, t: Turn) -> Turn:
         res = t.result
         routing = detect(t.question, t.catalogue, pinned_product=t.pinned_product, pinned_release=t.pinned_release,
                          history=t.history)
+        if routing.product is None and t.catalogue:
+            routing = self.infer_product(t, routing)
         t.routing = routing
         res.routing = asdict(routing)
         res.product, res.releases, res.release_source = routing.product, list(routing.releases), routing.release_source
+        res.product_source = routing.product_source
         if not routing.product or not routing.releases:
-            res.status = "no_documents"
+            res.status = "not_in_library" if routing.product_source == "inferred" else "no_documents"
             res.answer = _routing_message(routing, t.catalogue)
             res.knowledge_missing = True
             t.done = True
         return t
+
+    def infer_product(self, t: Turn, unrouted: Routing) -> Routing:
+        """No product named, pinned or in the conversation: search each product's routed release, let evidence pick."""
+        question = condense_rules(t.question, t.history) if is_follow_up(t.question, t.history) else t.question
+        routed = {}
+        for c in t.catalogue:
+            r = detect(t.question, t.catalogue, pinned_product=c.name, pinned_release=t.pinned_release,
+                       history=t.history)
+            if r.releases:  # a product without the release named is no candidate
+                routed[c.name] = r
+        if not routed:
+            return unrouted
+        evidence = gather(question, [self.index(p, r.releases[-1]) for p, r in routed.items()], self.embed_model,
+                          t.preset.retrieval)
+        scores = {e.product: round(e.score, 4) for e in evidence}
+        chosen = choose(evidence, t.preset.relevance_threshold)
+        if not chosen:
+            return Routing(None, "inferred", [], "none", unrouted.mentions, evidence=scores)
+        win = routed[chosen[0].product]
+        win.product_source, win.evidence = "inferred", scores
+        win.also = [(e.product, r) for e in chosen[1:] for r in routed[e.product].releases]
+        return win
 
     def detect_intent(self, t: Turn) -> Turn:
         if t.result.intent.get("source") != "user":
@@ -184,7 +228,8 @@ class Pipeline:
         p, res, routing = t.preset, t.result, t.routing
         # A naive RAG searches one corpus holding every release; QAMR's per-release corpora are the routed scope.
         scope = self.library.releases(routing.product) if p.release_scope == "all" else routing.releases
-        retriever = HybridRetriever([self.index(routing.product, r) for r in scope], self.embed_model, p.retrieval)
+        indexes = [self.index(routing.product, r) for r in scope] + [self.index(pr, r) for pr, r in routing.also]
+        retriever = HybridRetriever(indexes, self.embed_model, p.retrieval)
         found = retriever.search(list(dict.fromkeys(q["text"] for q in res.queries if q["lexical"])),
                                  dense_queries=list(dict.fromkeys(q["text"] for q in res.queries if q["dense"])))
         if found.dense_skipped:
@@ -211,7 +256,8 @@ class Pipeline:
 
     def select(self, t: Turn) -> Turn:
         contexts = keep_by_margin(t.contexts, t.preset.retrieval.margin)
-        t.contexts = _balance_releases(contexts, t.routing.releases, t.preset.retrieval.contexts)
+        scopes = [(t.routing.product, r) for r in t.routing.releases] + list(t.routing.also)
+        t.contexts = _balance_releases(contexts, scopes, t.preset.retrieval.contexts)
         t.relevance = max((n.node.metadata.get("dense", 0.0) for n in t.contexts), default=0.0)
         return t
 
@@ -220,7 +266,7 @@ class Pipeline:
         top = contexts[0].node.metadata if contexts else {}
         suggestion = kn.suggest_question(top.get("title", ""), top.get("section", ""), routing.product,
                                          routing.releases[0]) if contexts else None
-        vocab_union = self.vocab(*((routing.product, r) for r in routing.releases))
+        vocab_union = self.vocab(*([(routing.product, r) for r in routing.releases] + list(routing.also)))
         others = {r: self.vocab((routing.product, r)) for r in self.library.releases(routing.product)
                   if r not in routing.releases}
         verdict = kn.check(
@@ -262,21 +308,24 @@ class Pipeline:
             res.answer = kn.degraded_answer(kn.KnowledgeVerdict(**res.knowledge), routing.product, routing.releases)
             return t
         if t.llm is None:
-            res.answer = ""
+            question = t.rewrite.standalone if t.rewrite is not None else t.question
+            res.answer = extractive_answer(question, res.sources) if t.extractive else ""
             return t
-        description = self.library.meta(routing.product).description if p.product_description else ""
+        products = list(dict.fromkeys([routing.product] + [pr for pr, _ in routing.also]))
+        description = " ".join(self.library.meta(pr).description for pr in products) if p.product_description else ""
         messages = build_messages(
             question=t.question, rewritten=t.rewrite.rewritten,
             intent=res.intent.get("label") if p.answer_requirements else None,
-            product=routing.product, product_description=description, releases=routing.releases,
+            product=" and ".join(products), product_description=description.strip(),
+            releases=routing.releases + [r for _, r in routing.also],
             sources=t.prompt_sources, history=t.history if p.history else None,
         )
         pieces: list[str] = []
         try:
             for piece in stream_answer(t.llm, messages):
-                pieces.append(piece)
                 if t.on_token is not None:
-                    t.on_token(piece)
+                    t.on_token(piece)  # first: a consumer that stops the answer (app/live.py) refuses this piece
+                pieces.append(piece)
         except LLMError as exc:
             res.incomplete = True
             res.notices.append(exc.message)
@@ -313,14 +362,16 @@ class Pipeline:
         return out
 
 
-def _balance_releases(contexts: list[NodeWithScore], releases: list[str], k: int) -> list[NodeWithScore]:
-    """For a comparison, interleave the releases so both are cited (paired citations); else the top k."""
-    if len(releases) < 2:
+def _balance_releases(contexts: list[NodeWithScore], scopes: list[tuple[str, str]], k: int) -> list[NodeWithScore]:
+    """For a comparison (or two close products), interleave the (product, release) scopes so each is cited; else the
+    top k."""
+    if len(scopes) < 2:
         return contexts[:k]
-    per = {r: [n for n in contexts if n.node.metadata.get("release") == r] for r in releases}
+    per = {s: [n for n in contexts if (n.node.metadata.get("product"), n.node.metadata.get("release")) == s]
+           for s in scopes}
     out: list[NodeWithScore] = []
     while len(out) < k and any(per.values()):
-        for r in releases:
+        for r in scopes:
             if per[r] and len(out) < k:
                 out.append(per[r].pop(0))
     return out
@@ -331,7 +382,12 @@ def _routing_message(routing: Routing, catalogue) -> str:
         return "The library is empty. Add documents for a product and release in the sidebar (or `assistant ingest`)."
     if routing.product is None:
         names = ", ".join(c.display_name for c in catalogue)
-        return f"Which product is this about? The library has: {names}. Name one in the question or pick it above."
+        if routing.product_source == "inferred":
+            return (f"Nothing in the library matches this question: no document of {names} is about it. "
+                    "Add the product's documents in the sidebar, or rephrase with the terms its documents use.")
+        if not any(c.releases for c in catalogue):
+            return f"No release of {names} is indexed yet: add documents in the sidebar (or `assistant sync`)."
+        return f"No product in the library has the release named. The library has: {names}."
     info = next(c for c in catalogue if c.name == routing.product)
     if routing.unknown_mentions:
         return (f"The library has no {info.display_name} release {', '.join(routing.unknown_mentions)}; "

@@ -39,9 +39,9 @@ class Preset:
         return tuple(s for s in STAGES if wanted.get(s, True))
 
 
-# Every stage the pipeline knows, in order; routing, rewrite, retrieval, select, reduce, generation and citations
+# Every stage the pipeline knows, in order; catalogue, routing, rewrite, retrieval, select, reduce, generation and citations
 # run in every preset (reduce "none" still numbers the sources; generation without an LLM leaves the answer empty).
-STAGES = ("query_check", "routing", "intent", "rewrite", "retrieval", "rerank", "select", "knowledge", "reduce",
+STAGES = ("query_check", "intent", "catalogue", "routing", "rewrite", "retrieval", "rerank", "select", "knowledge", "reduce",
           "generation", "citations")
 
 

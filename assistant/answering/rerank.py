@@ -14,6 +14,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import PrivateAttr
 
+from assistant.backends.device import Device
 from assistant.backends.embedder import resolve_model_path
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,8 @@ class CrossEncoderRerank(BaseNodePostprocessor):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
-    def from_settings(cls, name: str, models_dir: Path, top_n: int = 6) -> "CrossEncoderRerank":
+    def from_settings(cls, name: str, models_dir: Path, top_n: int = 6,
+                      device: Device | None = None) -> "CrossEncoderRerank":
         path = resolve_model_path(name, models_dir)
         self = cls(top_n=top_n, model_name=name)
         if path is None:
@@ -41,8 +43,11 @@ class CrossEncoderRerank(BaseNodePostprocessor):
         try:
             from sentence_transformers import CrossEncoder
 
-            self._model = CrossEncoder(str(path), device="cpu")
-            self.notice = f"Reranking with cross-encoder {path}."
+            device = device or Device("cpu")
+            self._model = CrossEncoder(str(path), device=device.name)
+            if device.half:
+                self._model.model.half()
+            self.notice = f"Reranking with cross-encoder {path} on {device.label()}."
         except Exception as exc:  # a damaged model folder must not stop the assistant
             self.notice = f"The cross-encoder at {path} could not be loaded ({exc}); results keep their fused order."
             log.warning(self.notice)

@@ -12,12 +12,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from assistant.answering.identifiers import identifier_spans, in_identifier
+from assistant.answering.product_names import ProductNames
 from assistant.library.catalogue import ProductInfo
 from assistant.library.versions import newest, normalise_release, sort_releases
 
 __all__ = ["Routing", "detect", "strip_release_mentions"]
 
-ProductSource = Literal["pinned", "named", "release", "history", "only", "none"]
+# named: its name or display name; alias: an alias or a derived spelling ("prom", "Kafka" for apache-kafka);
+# release: only that product has the release named; inferred: chosen by searching every product (product_evidence)
+ProductSource = Literal["pinned", "named", "alias", "release", "history", "only", "inferred", "none"]
 ReleaseSource = Literal["pinned", "named", "history", "default_newest", "none"]
 
 
@@ -30,88 +34,8 @@ class Routing:
     mentions: list[str] = field(default_factory=list)  # spellings in the question that chose `releases`
     unknown_mentions: list[str] = field(default_factory=list)  # releases named that the product does not have
     is_comparison: bool = False
-
-
-# --- product terms --------------------------------------------------------------------------------
-
-# Derived abbreviations that are everyday words would route ordinary questions ("POST request").
-_COMMON_WORDS = {
-    "post", "data", "open", "time", "read", "list", "type", "test", "mail", "fire", "lamb", "kube", "graf",
-    "cert", "code", "file", "flow", "link", "main", "node", "page", "rest", "sale", "sign", "work", "base",
-}
-# Tools named after a product's abbreviation: "promtool", "promql", "etcdctl", "etcdutl".
-_TOOL_SUFFIX = r"(?:ctl|utl|tool|ql)"
-
-
-def _terms(product: ProductInfo, catalogue: list[ProductInfo]) -> tuple[list[str], list[str]]:
-    """(names that may carry a suffix like "etcdctl", other spellings that must stand alone)."""
-    names = {product.name.lower(), product.display_name.lower()}
-    names |= {n.replace("-", " ").replace("_", " ") for n in names}
-    names = {n for n in names if n}
-    aliases = {a.lower() for a in product.aliases if a.strip()}
-    others = {
-        t.lower()
-        for p in catalogue
-        if p.name != product.name
-        for t in [p.name, p.display_name, *p.aliases]
-    }
-    derived = set()
-    base = product.name.lower()
-    if len(base) >= 6 and base[:4].isalpha() and base[:4] not in _COMMON_WORDS:
-        derived.add(base[:4])  # "prom" for prometheus
-    words = re.findall(r"[A-Za-z]+", product.display_name)
-    if len(words) >= 3:
-        derived.add("".join(w[0] for w in words).lower())  # "aws" for Amazon Web Services
-    derived = {d for d in derived if not any(o == d or o.startswith(d) for o in others)}
-    return sorted(names, key=len, reverse=True), sorted(aliases | derived, key=len, reverse=True)
-
-
-def _term_pattern(product: ProductInfo, catalogue: list[ProductInfo]) -> str:
-    names, others = _terms(product, catalogue)
-    parts = []
-    for n in names:
-        suffix = r"[a-z]*" if len(n) >= 4 else ""
-        parts.append(re.escape(n).replace(r"\ ", r"[\s_-]+") + suffix)
-    for t in others:
-        parts.append(re.escape(t).replace(r"\ ", r"[\s_-]+") + (_TOOL_SUFFIX + "?" if len(t) >= 4 else ""))
-    return r"(?<![a-z0-9])(?:" + "|".join(parts) + r")(?:['’]s)?(?![a-z0-9])"
-
-
-class _Products:
-    def __init__(self, catalogue: list[ProductInfo]):
-        self.catalogue = catalogue
-        self.by_name = {p.name: p for p in catalogue}
-        self.pattern = {p.name: re.compile(_term_pattern(p, catalogue), re.IGNORECASE) for p in catalogue}
-        # A product name right before a release ("etcd 3.5", "Prometheus's v3.5", "prom version 2.53").
-        self.before = {
-            p.name: re.compile(_term_pattern(p, catalogue) + r"\s*[:-]?\s*(?:release|version)?\s*$", re.IGNORECASE)
-            for p in catalogue
-        }
-
-    def named(self, text: str) -> str | None:
-        """The product named earliest in the text."""
-        best: tuple[int, str] | None = None
-        for name, pattern in self.pattern.items():
-            hit = pattern.search(text)
-            if hit and (best is None or hit.start() < best[0]):
-                best = (hit.start(), name)
-        return best[1] if best else None
-
-    def cue(self, before: str) -> str | None:
-        for name, pattern in self.before.items():
-            if pattern.search(before):
-                return name
-        return None
-
-    def lookup(self, name: str | None) -> ProductInfo | None:
-        if name is None:
-            return None
-        if name in self.by_name:
-            return self.by_name[name]
-        for p in self.catalogue:
-            if name.casefold() in {p.name.casefold(), p.display_name.casefold()}:
-                return p
-        return None
+    also: list[tuple[str, str]] = field(default_factory=list)  # (product, release) of a close second, also searched
+    evidence: dict[str, float] = field(default_factory=dict)  # product -> evidence score, when inferred
 
 
 # --- release mentions -----------------------------------------------------------------------------
@@ -188,14 +112,18 @@ def _boundary_ok(text: str, start: int, prefix: str | None) -> bool:
     return True
 
 
-def _mentions(text: str, products: _Products) -> list[_Mention]:
+def _mentions(text: str, products: ProductNames) -> list[_Mention]:
     found = []
     previous: tuple[int, bool] | None = None  # end and strength of the last mention
+    identifiers = identifier_spans(text)
     for m in _NUMBER.finditer(text):
         prefix, core = m.group("prefix"), m.group("core")
+        if in_identifier(identifiers, m.start(), m.end()):
+            continue  # SPARK-44581, CVE-2023-44487, RFC 7231, a hash, a port, a date
         before = text[: m.start()]
-        # "prometheus-2.53.0.linux-amd64.tar.gz": a product name glued to its release by a hyphen
-        glued = before.endswith("-") and products.cue(before[:-1]) is not None
+        # "prometheus-2.53.0.linux-amd64.tar.gz": a product name glued to its release by a hyphen ("SPARK-44581",
+        # a whole number, is an issue key)
+        glued = before.endswith("-") and "." in core and products.cue(before[:-1]) is not None
         if not glued and not _boundary_ok(text, m.start(), prefix):
             continue
         after = text[m.end():]
@@ -210,13 +138,13 @@ def _mentions(text: str, products: _Products) -> list[_Mention]:
             continue
         if _UNIT_AFTER.match(after) and not m.group("wild"):
             continue
-        if _previous_word(before) in _FOREIGN_BEFORE:
+        product_cue = products.cue(before)
+        if _previous_word(before) in _FOREIGN_BEFORE and product_cue is None:
             continue
         single = len(parts) == 1
         if single and _FOREIGN_AFTER.match(after):
             continue
         word_before = _RELEASE_WORD_BEFORE.search(before)
-        product_cue = products.cue(before)
         word_cue = bool(word_before or product_cue or _RELEASE_WORD_AFTER.match(after))
         strong = bool(prefix or word_cue or m.group("wild") or m.group("tag"))
         if not strong and not single and previous and previous[1]:
@@ -303,7 +231,7 @@ def _user_turns(question: str, history: list[dict] | None) -> list[str]:
     return list(reversed(turns))
 
 
-def _product_by_release(mentions: list[_Mention], products: _Products, strong_only: bool) -> str | None:
+def _product_by_release(mentions: list[_Mention], products: ProductNames, strong_only: bool) -> str | None:
     """The one product that has the releases named, when the product itself goes unnamed."""
     scores = {}
     for p in products.catalogue:
@@ -315,8 +243,9 @@ def _product_by_release(mentions: list[_Mention], products: _Products, strong_on
     return winners[0] if top > 0 and len(winners) == 1 else None
 
 
-def _product_of_turn(text: str, products: _Products) -> str | None:
-    return products.named(text) or _product_by_release(_mentions(text, products), products, strong_only=False)
+def _product_of_turn(text: str, products: ProductNames) -> str | None:
+    hit = products.named(text)
+    return hit.product if hit else _product_by_release(_mentions(text, products), products, strong_only=False)
 
 
 def detect(
@@ -335,12 +264,13 @@ def detect(
     only as a subject ("which 3.4 patch version") > the newest. A question outranks a pin because it is
     the fresher and more specific statement; the pipeline can show both.
     """
-    products = _Products(catalogue)
+    products = ProductNames(catalogue)
     earlier = _user_turns(question, history)
     mentions = _mentions(question, products)
 
-    product = products.lookup(products.named(question))
-    product_source: ProductSource = "named"
+    hit = products.named(question)
+    product = products.lookup(hit.product if hit else None)
+    product_source: ProductSource = hit.kind if hit else "named"
     if product is None and (pinned := products.lookup(pinned_product)) is not None:
         product, product_source = pinned, "pinned"
     if product is None and len(catalogue) == 1:
@@ -385,7 +315,7 @@ def detect(
     return Routing(product.name, product_source, [latest] if latest else [], "default_newest")
 
 
-def _from_history(earlier: list[str], product: ProductInfo, products: _Products, *, secondary: bool) -> _Reading | None:
+def _from_history(earlier: list[str], product: ProductInfo, products: ProductNames, *, secondary: bool) -> _Reading | None:
     """The releases of the most recent earlier user turn that names one; its spellings are not the question's."""
     for turn in earlier:
         reading = _read_releases(turn, [m for m in _mentions(turn, products) if m.secondary == secondary], product)

@@ -19,6 +19,15 @@ from assistant.answering.routing import Routing
 from assistant.backends.chat import ChatModel
 
 
+# How the product was chosen, in words (the chat, the CLI and the JSON say the same).
+PRODUCT_SOURCE_TEXT = {
+    "named": "named in the question", "alias": "named by an alias", "pinned": "pinned",
+    "history": "from the conversation", "release": "the only product with the release named",
+    "only": "the only product in the library", "inferred": "inferred from the documents",
+    "catalogue": "named in the question", "none": "",
+}
+
+
 @dataclass
 class Candidate:
     chunk_id: str
@@ -34,11 +43,13 @@ class Candidate:
 class AskResult:
     question: str
     preset: str
-    status: str = "ok"  # ok | invalid | out_of_scope | no_documents
+    status: str = "ok"  # ok | invalid | out_of_scope | catalogue | no_documents | not_in_library
     intent: dict = field(default_factory=lambda: {"label": None, "confidence": 0.0})
     product: str | None = None
     releases: list[str] = field(default_factory=list)
     release_source: str = ""
+    # how the product was chosen: named | alias | pinned | history | release | only | inferred | catalogue | none
+    product_source: str = ""
     routing: dict = field(default_factory=dict)
     standalone: str = ""
     rewritten: str = ""
@@ -54,6 +65,7 @@ class AskResult:
     notices: list[str] = field(default_factory=list)
     incomplete: bool = False
     search_only: bool = False
+    device: str = ""  # where the models ran ("cpu", "cuda (NVIDIA ...)")
 
     def to_json(self) -> dict:
         return {
@@ -62,6 +74,10 @@ class AskResult:
             "status": self.status,
             "intent": self.intent,
             "product": self.product,
+            "product_source": self.product_source,
+            "product_chosen": PRODUCT_SOURCE_TEXT.get(self.product_source, ""),
+            "products_searched": self.routing.get("evidence", {}),
+            "also": [{"product": p, "release": r} for p, r in self.routing.get("also", [])],
             "releases": self.releases,
             "release_source": self.release_source,
             "standalone": self.standalone,
@@ -82,6 +98,7 @@ class AskResult:
             "llm_calls": self.llm_calls,
             "notices": self.notices,
             "incomplete": self.incomplete,
+            "device": self.device,
         }
 
 
@@ -97,6 +114,7 @@ class Turn:
     pinned_product: str | None = None
     pinned_release: str | None = None
     llm: ChatModel | None = None
+    extractive: bool = False  # no LLM: quote the sources' sentences
     on_token: Callable[[str], None] | None = None
     catalogue: list = field(default_factory=list)
     routing: Routing | None = None

@@ -14,10 +14,10 @@ from assistant.settings import Settings
 
 SETTINGS_FILE = "settings.json"
 # What the Settings page may change. Secrets are never among them: only keyring entry *names* are saved.
-EDITABLE = ("ollama_host", "ollama_model", "ollama_timeout_s", "ollama_token_name", "llm_backend",
+EDITABLE = ("device", "ollama_host", "ollama_model", "ollama_timeout_s", "ollama_token_name", "llm_backend",
             "embedding_model", "reranker_model", "preset", "top_k")
 LLM_FIELDS = {"ollama_host", "ollama_model", "ollama_timeout_s", "ollama_token_name", "llm_backend", "preset", "top_k"}
-BACKENDS = ("auto", "ollama", "embedded", "none")
+BACKENDS = ("auto", "ollama", "embedded", "extractive", "none")
 DEFAULT_TOKEN_NAME = "ollama-token"
 
 

@@ -18,6 +18,7 @@ class LLMState:
     model: ChatModel | None
     notice: str  # which model answers, or why none does
     help: str = ""  # when Ollama is not usable: how to start it and pull the model
+    extractive: bool = False  # no model: answers quote the sources' sentences
 
 
 def _ollama_problem(settings: Settings, token: str | None) -> str:
@@ -50,15 +51,20 @@ def connect_llm(settings: Settings) -> LLMState:
         return LLMState(None, f"No language model is reachable: {problem} Answers show ranked sources only "
                               "(search-only).", how)
     choice = build_chat_model(settings, token)
-    return LLMState(choice.model, choice.notice, how)
+    return LLMState(choice.model, choice.notice, how, choice.extractive)
 
 
 def model_status(settings: Settings) -> list[str]:
-    """Where the embedding model and the reranker come from (or why there is no reranker)."""
+    """Where the models run, where the embedding model and the reranker come from (or why there is no reranker)."""
+    from assistant.backends.device import DeviceUnavailable
     from assistant.backends.embedder import resolve_embedding_model
-    from assistant.components import build_reranker
+    from assistant.components import build_reranker, device_summary
 
-    return [resolve_embedding_model(settings)[1].capitalize() + ".", build_reranker(settings).notice]
+    try:
+        device = f"Models run on {device_summary(settings)} (ASSISTANT_DEVICE={settings.device})."
+    except DeviceUnavailable as exc:
+        return [str(exc)]
+    return [device, resolve_embedding_model(settings)[1].capitalize() + ".", build_reranker(settings).notice]
 
 
 def check_connection(host: str, token_name: str | None, timeout_s: float = 5.0) -> tuple[bool, str, list[str]]:

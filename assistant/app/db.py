@@ -1,4 +1,4 @@
-"""The app's own database (SQLite under data/): feedback with full traces, and intent corrections.
+"""The app's own database (SQLite under data/): conversations, feedback with full traces, and intent corrections.
 
 Storage evolves through numbered migrations recorded in a table (as simonw/llm does); WAL mode and a busy timeout
 let two browser tabs (two threads or processes) write at once without losing a row.
@@ -39,6 +39,19 @@ def m002_traces(db: sqlite3.Connection) -> None:
         id INTEGER PRIMARY KEY AUTOINCREMENT, created_at REAL NOT NULL, question TEXT NOT NULL, product TEXT,
         releases TEXT, intent TEXT, preset TEXT, knowledge_missing INTEGER, status TEXT, trace TEXT NOT NULL)""")
     db.execute("ALTER TABLE feedback ADD COLUMN trace_id INTEGER")
+
+
+@migration
+def m003_conversations(db: sqlite3.Connection) -> None:
+    # A conversation's answers point at their traces (the full answer, sources and preset live there once) and at
+    # their feedback row; deleting a conversation leaves traces and ratings to Insights.
+    db.execute("""CREATE TABLE conversations (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, created_at REAL NOT NULL, updated_at REAL NOT NULL,
+        opened_at REAL NOT NULL, title TEXT NOT NULL, preset TEXT)""")
+    db.execute("""CREATE TABLE messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, conversation_id INTEGER NOT NULL, created_at REAL NOT NULL,
+        role TEXT NOT NULL, content TEXT NOT NULL, answer_id TEXT, trace_id INTEGER, feedback_id INTEGER)""")
+    db.execute("CREATE INDEX messages_by_conversation ON messages (conversation_id, id)")
 
 
 class AppDB:
@@ -132,3 +145,51 @@ class AppDB:
 
     def intent_corrections(self) -> list[tuple[str, str]]:
         return [(t, c) for t, c in self._connect().execute("SELECT text, corrected FROM intent_corrections ORDER BY id")]
+
+    # -- conversations -------------------------------------------------------------------------------------------
+    def add_conversation(self, title: str, preset: str | None) -> int:
+        now = time.time()
+        return self._write("INSERT INTO conversations (created_at, updated_at, opened_at, title, preset) "
+                           "VALUES (?,?,?,?,?)", (now, now, now, title, preset))
+
+    def conversations(self) -> list[dict]:
+        """Most recently active first (ties: the newer conversation first)."""
+        rows = self._connect().execute(
+            "SELECT c.id, c.title, c.created_at, c.updated_at, c.opened_at, c.preset, COUNT(m.id) FROM conversations c "
+            "LEFT JOIN messages m ON m.conversation_id = c.id GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC")
+        keys = ("id", "title", "created_at", "updated_at", "opened_at", "preset", "messages")
+        return [dict(zip(keys, r)) for r in rows]
+
+    def last_opened_conversation(self) -> int | None:
+        row = self._connect().execute("SELECT id FROM conversations ORDER BY opened_at DESC, id DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    def touch_conversation(self, conversation_id: int, *, active: bool, preset: str | None = None) -> None:
+        """Opened now; `active`: a message was added now (the list's order)."""
+        now = time.time()
+        self._write("UPDATE conversations SET updated_at=CASE WHEN ? THEN ? ELSE updated_at END, opened_at=?, "
+                    "preset=COALESCE(?, preset) WHERE id=?", (int(active), now, now, preset, conversation_id))
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        self._write("UPDATE conversations SET title=? WHERE id=?", (title, conversation_id))
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        self._write("DELETE FROM messages WHERE conversation_id=?", (conversation_id,))
+        self._write("DELETE FROM conversations WHERE id=?", (conversation_id,))
+
+    def add_message(self, conversation_id: int, role: str, content: str, answer_id: str | None = None,
+                    trace_id: int | None = None) -> int:
+        return self._write("INSERT INTO messages (conversation_id, created_at, role, content, answer_id, trace_id) "
+                           "VALUES (?,?,?,?,?,?)", (conversation_id, time.time(), role, content, answer_id, trace_id))
+
+    def link_feedback(self, answer_id: str, feedback_id: int) -> None:
+        self._write("UPDATE messages SET feedback_id=? WHERE answer_id=?", (feedback_id, answer_id))
+
+    def messages(self, conversation_id: int) -> list[dict]:
+        """In order, each assistant message with its trace (parsed) and its rating and comment, if any."""
+        rows = self._connect().execute(
+            "SELECT m.role, m.content, m.answer_id, m.trace_id, m.feedback_id, t.trace, f.rating, f.comment "
+            "FROM messages m LEFT JOIN traces t ON t.id = m.trace_id LEFT JOIN feedback f ON f.id = m.feedback_id "
+            "WHERE m.conversation_id=? ORDER BY m.id", (conversation_id,))
+        keys = ("role", "content", "answer_id", "trace_id", "feedback_id", "trace", "rating", "comment")
+        return [dict(zip(keys, r), trace=json.loads(r[5]) if r[5] else None) for r in rows]

@@ -12,6 +12,14 @@ RELEASE_SOURCES = {"named": "named in the question", "pinned": "pinned above", "
                    "default_newest": "newest, none named", "none": "none"}
 
 
+def product_line(trace: dict) -> str:
+    """The product(s) searched and how the product was chosen ("etcd (inferred from the documents)")."""
+    products = [trace.get("product")] if trace.get("product") else []
+    products += [f"{a['product']} {a['release']}" for a in trace.get("also") or []]
+    how = trace.get("product_chosen") or ""
+    return f"**{md_escape(' + '.join(products) or 'none')}**" + (f" ({how})" if how else "")
+
+
 def md_escape(text: str) -> str:
     """Text shown inside Markdown as itself (file names, queries, sections typed by strangers)."""
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
@@ -26,9 +34,20 @@ def source_label(s: dict) -> str:
     return f"**[{s['n']}]** {what} · {where} · score {s['score']:.3f}{cited}"
 
 
+def md_escape_block(text: str) -> str:
+    """Like md_escape, keeping line breaks (as Markdown hard breaks)."""
+    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in str(text).splitlines())
+
+
 def open_label(s: dict) -> str:
-    name = Path(s["path"]).name
-    return f"Open {name} at page {s['page']}" if s.get("page") else f"Open {name}"
+    """The primary action on a source: open it in the app where it cites."""
+    if s.get("page"):
+        return f"Open at page {s['page']}"
+    return "Open at section" if s.get("section") else "Open"
+
+
+def download_label(s: dict) -> str:
+    return f"Download {Path(s['path']).name}"
 
 
 def format_eta(seconds: float | None) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.backends.chat import ChatModel, LLMError, Messages
+from assistant.backends.device import Device
 from assistant.backends.embedder import resolve_precision
 
 log = logging.getLogger(__name__)
@@ -88,14 +89,17 @@ class _StopFilter:
 class EmbeddedChat(ChatModel):
     backend = "embedded"
 
-    def __init__(self, models_dir: Path | str, precision: str = "auto") -> None:
+    def __init__(self, models_dir: Path | str, precision: str = "auto", device: Device | None = None) -> None:
         super().__init__()
         self.model = "gemma3-270m"
         self.models_dir = Path(models_dir)
+        self.device = device or Device("cpu")
         # Gemma 3 was trained in bfloat16. Here a 1,229-token etcd prompt and a 48-token answer take 1.8x less time
         # than in float32 (benchmarks/precision_bench.py --llm); the greedy text may diverge on long prompts, and
         # neither is better than this 270M base model usually is. The cache on disk stays float32.
-        self.precision = resolve_precision(precision)
+        # On a GPU, half precision: bfloat16 on CUDA (Gemma's float16 activations overflow), float16 on MPS.
+        half = {"cpu": None, "cuda": "bfloat16", "mps": "float16"}[self.device.name]
+        self.precision = half or resolve_precision(precision)
         self.load_seconds: float | None = None
         self.loaded_from: str | None = None  # "cache" or "gguf"
         self._load_lock = threading.Lock()
@@ -103,6 +107,10 @@ class EmbeddedChat(ChatModel):
         self._generate_lock = threading.Lock()
         self._hf_model: Any = None
         self._tokenizer: Any = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._hf_model is not None
 
     @property
     def cache_dir(self) -> Path:
@@ -126,10 +134,10 @@ class EmbeddedChat(ChatModel):
                 model, tokenizer = self._convert_gguf()
                 self.loaded_from = "gguf"
             model.eval()
-            if self.precision == "bfloat16":
+            if self.precision != "float32":
                 import torch
 
-                model = model.to(torch.bfloat16)
+                model = model.to(self.device.name, dtype=getattr(torch, self.precision))
             self._hf_model, self._tokenizer = model, tokenizer
             self.load_seconds = time.perf_counter() - start
             log.info("Embedded model loaded from %s in %.1f s", self.loaded_from, self.load_seconds)
@@ -182,6 +190,7 @@ class EmbeddedChat(ChatModel):
             inputs = tok(prompt + prefill, return_tensors="pt", add_special_tokens=False)
         else:
             inputs = tok(render_plain_prompt(messages) + (" " + prefill if prefill else ""), return_tensors="pt")
+        inputs = inputs.to(self.device.name)
         eos = [tok.eos_token_id]
         end_of_turn = tok.convert_tokens_to_ids("<end_of_turn>")
         if isinstance(end_of_turn, int) and end_of_turn != tok.unk_token_id:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from assistant.backends.device import Device
 from assistant.settings import Settings
 
 
@@ -76,15 +77,21 @@ def resolve_precision(precision: str) -> str:
 class Embedder:
     """Sentence-transformers embeddings, L2-normalised, with the model's own token counter."""
 
-    def __init__(self, path: Path, batch_size: int = 64, description: str = "", precision: str = "float32") -> None:
+    def __init__(self, path: Path, batch_size: int | None = None, description: str = "", precision: str = "float32",
+                 device: Device | None = None) -> None:
         from sentence_transformers import SentenceTransformer
 
-        self.model = SentenceTransformer(str(path), device="cpu")
+        self.device = device or Device("cpu")
+        self.model = SentenceTransformer(str(path), device=self.device.name)
+        # On a GPU the weights themselves are halved: float16 products are what its tensor cores are built for.
+        if self.device.half:
+            self.model.half()
         self.path = path
         self.name = path.name
-        self.precision = resolve_precision(precision)
-        self.description = f"{description} ({self.precision})" if description else self.precision
-        self.batch_size = batch_size
+        self.precision = self.device.half or resolve_precision(precision)
+        where = f"on {self.device.label()}, {self.precision}"
+        self.description = f"{description} ({where})" if description else where
+        self.batch_size = self.device.batch_size(batch_size)
         self.max_tokens = int(self.model.max_seq_length)
         self.dim = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") else self.model.get_sentence_embedding_dimension())
         self.tokenizer = self.model.tokenizer
@@ -104,7 +111,8 @@ class Embedder:
             try:
                 # Autocast keeps the weights, layer norms and pooling in float32 and runs the matrix products in
                 # bfloat16, which is where the time goes; the vectors come out, and are normalised, in float32.
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
+                with torch.autocast("cpu", dtype=torch.bfloat16,
+                                    enabled=self.precision == "bfloat16" and not self.device.is_gpu):
                     vecs = self.model.encode(
                         texts, batch_size=self.batch_size, normalize_embeddings=True,
                         convert_to_numpy=True, show_progress_bar=False,

@@ -1,4 +1,8 @@
-"""Ollama: the chat model served by the workstation's GPU, over its HTTP API."""
+"""Ollama: the chat model served by the workstation's GPU, through the official `ollama` Python client.
+
+The client does the HTTP and the NDJSON framing; this module keeps what the assistant promises on top of it: one
+`LLMError` kind per fault with a message that says what to do, the partial text of a stream that broke, the bearer
+token from the keyring and separate connect and read timeouts."""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
+import ollama
+from pydantic import ValidationError
 
 from assistant.backends.chat import ChatModel, LLMError, Messages
 
@@ -39,14 +45,16 @@ class OllamaChat(ChatModel):
         self.host = host.rstrip("/")
         self.model = model
         self.timeout_s = timeout_s
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
         # Connecting to a local daemon is instant or refused; only reads may legitimately take long.
         timeout = httpx.Timeout(timeout_s, connect=min(5.0, timeout_s))
         # A proxy from the environment must not capture requests meant for the local daemon.
         local = urlsplit(self.host).hostname in ("127.0.0.1", "localhost", "::1")
-        self._client = httpx.Client(
-            base_url=self.host, headers=headers, timeout=timeout, transport=transport, trust_env=not local
-        )
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        self._client = ollama.Client(self.host, timeout=timeout, headers=headers, transport=transport,
+                                     trust_env=not local)
+        if not token:
+            # The client would otherwise send OLLAMA_API_KEY from the environment; secrets come from the keyring only.
+            self._client._client.headers.pop("authorization", None)
 
     @classmethod
     def from_settings(cls, settings: Settings, token: str | None = None) -> OllamaChat:
@@ -74,42 +82,34 @@ class OllamaChat(ChatModel):
         return self._chat_stream(messages, temperature, max_tokens, False)
 
     def _chat_stream(self, messages: Messages, temperature: float, max_tokens: int, json_mode: bool) -> Iterator[str]:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "stream": True,
-            "options": {"temperature": temperature, "num_predict": max_tokens},
-        }
-        if json_mode:
-            body["format"] = "json"
         received: list[str] = []
         done = False
-        for line in self._post_lines("/api/chat", body, received):
-            if line.get("done") is True:
-                self.usage.record(int(line.get("prompt_eval_count") or 0), int(line.get("eval_count") or 0))
-                done = True
-                break
-            message = line.get("message")
-            content = message.get("content") if isinstance(message, dict) else None
-            if not isinstance(content, str):
-                raise LLMError(f"Ollama sent a malformed reply: no message content in {line!r:.200}", "malformed")
-            received.append(content)
-            yield content
+        with self._faults(received):
+            parts = self._client.chat(self.model, messages, stream=True, format="json" if json_mode else None,
+                                      options={"temperature": temperature, "num_predict": max_tokens})
+            for part in parts:
+                if part.done is True:
+                    self.usage.record(int(part.prompt_eval_count or 0), int(part.eval_count or 0))
+                    done = True
+                    break
+                content = part.message.content
+                if not isinstance(content, str):
+                    raise LLMError(f"Ollama sent a malformed reply: no message content in {part!r:.200}", "malformed")
+                received.append(content)
+                yield content
         if not done:
             raise LLMError("The connection to Ollama dropped mid-answer.", "interrupted", partial="".join(received))
 
     # -- model management
 
     def ping(self) -> None:
-        """Raise LLMError unless an Ollama server answers at host."""
-        self._get_json("/api/version", timeout=min(5.0, self.timeout_s))
+        """Raise LLMError unless an Ollama server answers at host (its model list: the one call every version has)."""
+        self.list_models()
 
     def list_models(self) -> list[str]:
-        data = self._get_json("/api/tags", timeout=min(10.0, self.timeout_s))
-        models = data.get("models")
-        if not isinstance(models, list):
-            raise LLMError("Ollama sent a malformed reply: /api/tags has no model list.", "malformed")
-        return [m.get("name") or m.get("model") for m in models if isinstance(m, dict)]
+        with self._faults([]):
+            listed = self._client.list()
+        return [m.model for m in listed.models if m.model]
 
     def has_model(self, name: str | None = None) -> bool:
         name = name or self.model
@@ -119,77 +119,64 @@ class OllamaChat(ChatModel):
 
     def pull(self, model: str | None = None, progress_cb: Callable[[PullProgress], None] | None = None) -> None:
         model = model or self.model
-        for line in self._post_lines("/api/pull", {"model": model, "stream": True}, []):
-            progress = PullProgress(str(line.get("status", "")), line.get("completed"), line.get("total"))
-            if progress_cb:
-                progress_cb(progress)
-            if progress.status == "success":
-                return
+        with self._faults([], model):
+            for line in self._client.pull(model, stream=True):
+                progress = PullProgress(str(line.status or ""), line.completed, line.total)
+                if progress_cb:
+                    progress_cb(progress)
+                if progress.status == "success":
+                    return
         raise LLMError(f"Pulling '{model}' stopped before Ollama reported success.", "interrupted")
 
-    # -- transport and error mapping
+    # -- error mapping
 
-    def _get_json(self, path: str, *, timeout: float) -> dict[str, Any]:
-        try:
-            response = self._client.get(path, timeout=timeout)
-        except httpx.HTTPError as exc:
-            raise self._map_transport_error(exc, "", timeout) from exc
-        self._raise_for_status(response.status_code, response.text)
-        try:
-            data = response.json()
-        except ValueError as exc:
-            raise LLMError(f"Ollama sent a malformed reply: {response.text[:200]!r}", "malformed") from exc
-        if not isinstance(data, dict):
-            raise LLMError(f"Ollama sent a malformed reply: {response.text[:200]!r}", "malformed")
-        return data
+    def _faults(self, received: list[str], model: str | None = None) -> _Faults:
+        return _Faults(self, received, model or self.model)
 
-    def _post_lines(self, path: str, body: dict[str, Any], received: list[str]) -> Iterator[dict[str, Any]]:
-        """Yield each NDJSON object of a streamed reply; `received` lets errors carry the partial text."""
-        try:
-            with self._client.stream("POST", path, json=body) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    self._raise_for_status(response.status_code, response.text, body.get("model"))
-                for raw in response.iter_lines():
-                    if not raw.strip():
-                        continue
-                    try:
-                        line = json.loads(raw)
-                    except ValueError as exc:
-                        raise LLMError(f"Ollama sent a malformed reply: {raw[:200]!r}", "malformed") from exc
-                    if not isinstance(line, dict):
-                        raise LLMError(f"Ollama sent a malformed reply: {raw[:200]!r}", "malformed")
-                    if "error" in line:
-                        self._raise_for_status(500, json.dumps(line), body.get("model"))
-                    yield line
-        except httpx.HTTPError as exc:
-            raise self._map_transport_error(exc, "".join(received)) from exc
-
-    def _map_transport_error(self, exc: httpx.HTTPError, partial: str, timeout: float | None = None) -> LLMError:
-        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+    def _error(self, exc: BaseException, partial: str, model: str) -> LLMError | None:
+        """The user-facing error for whatever the client or its transport raised; None for anything else."""
+        if isinstance(exc, ollama.ResponseError):
+            return self._response_error(exc.status_code, str(exc.error), model)
+        # The client turns a refused connection into the built-in ConnectionError.
+        if isinstance(exc, (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout)):
             return LLMError(f"Ollama is not running at {self.host}. Start it with `ollama serve`.", "unreachable")
         if isinstance(exc, httpx.TimeoutException):
-            waited = self.timeout_s if timeout is None else timeout
-            return LLMError(f"Ollama did not answer within {waited:g} s.", "timeout", partial=partial)
+            return LLMError(f"Ollama did not answer within {self.timeout_s:g} s.", "timeout", partial=partial)
         if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
             return LLMError("The connection to Ollama dropped mid-answer.", "interrupted", partial=partial)
-        return LLMError(f"Talking to Ollama at {self.host} failed: {exc}", "unreachable", partial=partial)
+        if isinstance(exc, json.JSONDecodeError):  # the client parses each line itself
+            return LLMError(f"Ollama sent a malformed reply: {exc.doc[:200]!r}", "malformed", partial=partial)
+        if isinstance(exc, (ValueError, ValidationError, TypeError)):  # JSON, but not Ollama's shape
+            return LLMError(f"Ollama sent a malformed reply: {str(exc)[:200]}", "malformed", partial=partial)
+        if isinstance(exc, httpx.HTTPError):
+            return LLMError(f"Talking to Ollama at {self.host} failed: {exc}", "unreachable", partial=partial)
+        return None
 
-    def _raise_for_status(self, status: int, text: str, model: str | None = None) -> None:
-        if status < 400:
-            return
-        try:
-            error = str(json.loads(text).get("error", text))
-        except (ValueError, AttributeError):
-            error = text
-        model = model or self.model
-        if status == 404 and "not found" in error.lower():
-            raise LLMError(f"Model '{model}' is not pulled. Run `ollama pull {model}`.", "model_missing")
+    def _response_error(self, status: int, error: str, model: str) -> LLMError:
+        if "not found" in error.lower() and status in (404, -1):
+            return LLMError(f"Model '{model}' is not pulled. Run `ollama pull {model}`.", "model_missing")
         if status in (401, 403):
-            raise LLMError(
+            return LLMError(
                 f"Ollama at {self.host} refused the token (HTTP {status}). Check the bearer token in the keyring.",
                 "rejected",
             )
-        raise LLMError(f"Ollama answered with an error (HTTP {status}): {error[:300]}", "rejected")
+        where = f"HTTP {status}" if status > 0 else "mid-stream"
+        return LLMError(f"Ollama answered with an error ({where}): {error[:300]}", "rejected")
 
 
+class _Faults:
+    """Context manager turning the client's exceptions into LLMError, keeping the text a stream had delivered."""
+
+    def __init__(self, chat: OllamaChat, received: list[str], model: str) -> None:
+        self.chat, self.received, self.model = chat, received, model
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or isinstance(exc, (LLMError, GeneratorExit)):
+            return False
+        mapped = self.chat._error(exc, "".join(self.received), self.model)
+        if mapped is None:
+            return False
+        raise mapped from exc

@@ -62,10 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings()
+    from assistant.backends.device import DeviceUnavailable
     from assistant.components import StoreLocked
 
     try:
         return args.func(args, settings)
+    except DeviceUnavailable as exc:  # ASSISTANT_DEVICE names a GPU this machine lacks
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except StoreLocked as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3

@@ -15,6 +15,8 @@ def register(sub) -> None:
     p = sub.add_parser("eval", help="measure presets on a question set (JSONL or CSV, or a folder of them)")
     p.add_argument("dataset", help="a .jsonl or .csv file, or a folder holding several")
     p.add_argument("--product", help="pin every question to this product")
+    p.add_argument("--question-only", action="store_true",
+                   help="ask with the question text only, as a user types it: no product or release from the dataset")
     p.add_argument("--preset", nargs="+", action="extend", metavar="NAME",
                    help="one or more presets (several give an ablation table); default: the configured preset")
     p.add_argument("--search-only", action="store_true", help="retrieval and routing only: no LLM, no answer metrics")
@@ -81,7 +83,7 @@ def cmd_eval(args, settings: Settings) -> int:
     if llm is not None and not args.json:
         print(f"({notice})", file=sys.stderr)
     config = EvalConfig(presets=presets, k=args.k, search_only=args.search_only or llm is None,
-                        product=args.product, judge=build_judge(args.judge_model, settings, llm))
+                        product=args.product, question_only=args.question_only, judge=build_judge(args.judge_model, settings, llm))
     pipeline = build_pipeline(settings, llm=llm, corrections=AppDB(settings.db_path).intent_corrections())
     try:
         report = run_eval(pipeline, dataset, config, progress=_progress if sys.stderr.isatty() else None)

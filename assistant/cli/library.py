@@ -26,11 +26,13 @@ def _progress_printer(stream=sys.stderr):
     return show
 
 
-def _print_reports(reports, as_json: bool) -> None:
+def _print_reports(reports, as_json: bool, device: str = "") -> None:
     if as_json:
-        payload = [r.to_json() for r in reports]
+        payload = [{**r.to_json(), "device": device} for r in reports]
         print(json.dumps(payload[0] if len(payload) == 1 else payload))
         return
+    if device:
+        print(f"embedding on {device}")
     for r in reports:
         print(f"{r.product}/{r.release}: {r.files_indexed} indexed, {r.files_unchanged} unchanged, "
               f"{r.files_removed} removed, {len(r.files_failed)} failed, {len(r.files_skipped)} skipped, "
@@ -56,9 +58,10 @@ def _cancel_on_sigint() -> threading.Event:
 
 
 def cmd_ingest(args, settings: Settings) -> int:
-    from assistant.components import build_indexer
+    from assistant.components import build_indexer, device_summary
     from assistant.library.catalogue import LibraryError, safe_name
 
+    device = device_summary(settings)  # a forced GPU that is absent stops here, before anything is copied
     indexer = build_indexer(settings)
     try:
         indexer.library.add(Path(args.src), args.product, args.release)
@@ -67,17 +70,18 @@ def cmd_ingest(args, settings: Settings) -> int:
         return 2
     reports = indexer.sync(safe_name(args.product), safe_name(args.release),
                            progress=None if args.json else _progress_printer(), cancel=_cancel_on_sigint())
-    _print_reports(reports, args.json)
+    _print_reports(reports, args.json, device)
     return 0
 
 
 def cmd_sync(args, settings: Settings) -> int:
-    from assistant.components import build_indexer
+    from assistant.components import build_indexer, device_summary
 
+    device = device_summary(settings)
     indexer = build_indexer(settings)
     reports = indexer.sync(args.product, args.release, progress=None if args.json else _progress_printer(),
                            cancel=_cancel_on_sigint())
-    _print_reports(reports, args.json)
+    _print_reports(reports, args.json, device)
     return 0
 
 

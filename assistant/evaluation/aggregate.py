@@ -13,6 +13,7 @@ MEAN_METRICS = (
     "hit@k", "mrr", "gold_recall@k", "page_hit@k", "page_mrr", "context_recall@k", "context_must_contain@k",
     "contamination@k", "release_correct", "intent_correct", "knowledge_correct", "must_contain", "must_contain_all",
     "answer_similarity", "judge_correctness", "judge_faithfulness", "judge_intent_criteria", "changed",
+    "product_correct", "routing_unanswered",
 )
 BREAKDOWN_METRICS = ("hit@k", "mrr", "context_recall@k", "contamination@k", "release_correct", "intent_correct",
                      "knowledge_correct", "must_contain", "judge_correctness")
@@ -93,7 +94,8 @@ def headline(preset_report: dict) -> dict[str, float | None]:
     """The figures of the ablation table, flat: metric -> value (None when it did not apply)."""
     m = preset_report["metrics"]
     out = {key: m[key]["mean"] if key in m else None for key in (
-        "hit@k", "mrr", "page_hit@k", "context_recall@k", "contamination@k", "release_correct",
+        "hit@k", "mrr", "page_hit@k", "context_recall@k", "contamination@k", "release_correct", "product_correct",
+        "routing_unanswered",
         "release_correct_named", "knowledge_correct", "must_contain", "answer_similarity", "judge_correctness",
         "judge_faithfulness", "judge_intent_criteria")}
     out["intent_accuracy"] = preset_report["intent"]["accuracy"]

@@ -34,6 +34,7 @@ class EvalConfig:
     k: int = 3
     search_only: bool = True
     product: str | None = None  # pins every question to this product (else the item's own, else routing)
+    question_only: bool = False  # ask as a user types: the item's product and release are never passed (issue 14)
     judge: ChatModel | None = None  # judge metrics and pairwise comparison run only with a judge
     depth: int = 10  # how many ranked contexts are kept per question (for MRR beyond k)
     source_text_chars: int = 400  # source text kept in per-question traces
@@ -106,6 +107,7 @@ def _meta(pipeline, dataset: Dataset, config: EvalConfig) -> dict:
         "k": config.k,
         "search_only": config.search_only,
         "product": config.product,
+        "question_only": config.question_only,
         "temperature": 0.0,
         "llm": None if llm is None else {"backend": llm.backend, "model": llm.model},
         "judge": None if config.judge is None else {"backend": config.judge.backend, "model": config.judge.model},
@@ -131,7 +133,8 @@ def _intent_prediction(pipeline, item: EvalItem, preset, trace: dict) -> tuple[s
 def run_one(pipeline, item: EvalItem, preset_name: str, config: EvalConfig) -> dict:
     preset = get_preset(preset_name)
     catalogue = pipeline.library.catalogue()
-    product = config.product or resolve_product(item.product, catalogue)
+    gold_product = resolve_product(item.product, catalogue)
+    product = None if config.question_only else (config.product or gold_product)
     llm = None if config.search_only else pipeline.llm
     before = _usage(llm)
     t0 = time.perf_counter()
@@ -155,6 +158,11 @@ def run_one(pipeline, item: EvalItem, preset_name: str, config: EvalConfig) -> d
     metrics = score_question(item, trace, ranked, k=config.k, known_releases=known, intent_pred=intent_pred,
                              search_only=config.search_only,
                              embed=None if config.search_only else pipeline.embedder.embed)
+    # Searched in the right product (a close second product searched beside it counts); unanswered for routing
+    # reasons: nothing was searched because of the product or release.
+    searched = [res.product] + [p for p, _ in res.routing.get("also", [])]
+    metrics["product_correct"] = None if gold_product is None or trace["status"] in DECLINED else gold_product in searched
+    metrics["routing_unanswered"] = trace["status"] in ("no_documents", "not_in_library")
     if config.judge is not None and not config.search_only and trace["status"] not in DECLINED:
         _judge(config.judge, item, res, metrics, record)
     for s in trace["sources"]:

@@ -132,6 +132,16 @@ class Library:
         followed; the sync reports each one as skipped."""
         return [path for path, escapes in self._walk(product, release) if escapes]
 
+    def hidden(self, product: str, release: str) -> list[Path]:
+        """Files and folders whose name starts with "." inside a release (a folder once, not its contents): never
+        read, reported as skipped."""
+        base = self.release_dir(product, release)
+        found: list[Path] = []
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+            found += [Path(dirpath) / n for n in sorted(dirnames + filenames) if n.startswith(".")]
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        return found
+
     def _walk(self, product: str, release: str) -> Iterator[tuple[Path, bool]]:
         base = self.release_dir(product, release)
         if not base.is_dir():

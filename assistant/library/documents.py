@@ -18,11 +18,21 @@ class Section:
 class ParsedDocument:
     title: str
     sections: list[Section]
-    kind: str  # pdf | html | markdown | rst | text
+    kind: str  # pdf | html | markdown | rst | text | docx
+    encoding: str | None = None  # how a text format was decoded (recorded in the manifest); None for PDF and DOCX
 
 
 class SkipFile(Exception):
     """A file of no supported type: reported in `files_skipped` with this reason."""
+
+
+class NoBodyText(SkipFile):
+    """A page of front matter only (a Hugo section index): nothing to index, its title and description kept."""
+
+    def __init__(self, title: str = "", description: str = "") -> None:
+        super().__init__("no body text (front matter only)")
+        self.title = title
+        self.description = description
 
 
 class ReadFailure(Exception):

@@ -33,8 +33,9 @@ from assistant.library.chunking import (
 from assistant.library.documents import ReadFailure, SkipFile
 from assistant.library.embed_cache import EmbeddingCache
 from assistant.library.manifest import ContextRow, Manifest
-from assistant.library.readers import SUPPORTED_SUFFIXES, read_document
+from assistant.library.readers import read_document
 from assistant.library.recipe import index_recipe
+from assistant.library.scan import scan_release
 from assistant.library.store import ReleaseStore
 from assistant.settings import Settings
 
@@ -43,6 +44,7 @@ BATCH_CHUNKS = 256  # search chunks embedded per batch: big enough for full batc
 # One file's chunks are embedded and stored together: this cap bounds one file's peak memory and its text to some
 # 3 million words (issue 6).
 MAX_FILE_CHUNKS = 15_000
+_SETTLED = ("indexed", "failed", "skipped")  # a file in one of these states is redone only when it changes
 
 
 @dataclass
@@ -83,7 +85,24 @@ class _Parsed:
     old_n: int
     search: list[TextNode]
     contexts: list[TextNode]
+    encoding: str | None = None
+    title: str | None = None
     vectors: np.ndarray | None = None  # float32 rows of `search`: a quarter of their size as lists of floats
+
+
+@dataclass
+class _SetAside:
+    """A file read but not indexed: `failed` (unreadable, corrupt, over a limit) or `skipped` (nothing to index)."""
+
+    path: str
+    digest: str
+    size: int
+    mtime_ns: int
+    old_n: int
+    reason: str
+    status: str
+    title: str | None = None
+    description: str | None = None
 
 
 def file_digest(path: Path) -> str:
@@ -163,20 +182,10 @@ class Indexer:
         t0 = time.perf_counter()
         report = SyncReport(product, release)
         rows = self.manifest.files(product, release)
-        base = self.library.release_dir(product, release)
         store = _LazyStore(lambda: ReleaseStore(self.store, product, release, self.embedder.dim))
 
-        on_disk: dict[str, Path] = {}
-        for path in self.library.outside_links(product, release):
-            report.files_skipped.append({"path": _printable(path.relative_to(base).as_posix()), "reason": _link_reason(path)})
-        for path in self.library.files(product, release):
-            rel = path.relative_to(base).as_posix()
-            if _printable(rel) != rel:  # undecodable bytes: no id, database or JSON can hold the name
-                report.files_skipped.append({"path": _printable(rel), "reason": "file name is not valid UTF-8 (rename it)"})
-            elif path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                report.files_skipped.append({"path": rel, "reason": _skip_reason(path)})
-            else:
-                on_disk[rel] = path
+        on_disk, skipped = self.scan(product, release)
+        report.files_skipped += skipped
 
         # Removed files (and unfinished work on files that are gone): delete their points by id.
         removed = [rel for rel in rows if rel not in on_disk]
@@ -192,16 +201,16 @@ class Indexer:
                 st = path.stat()
                 row = rows.get(rel)
                 if row and row.recipe != self.recipe:
-                    stale += row.status in ("indexed", "failed")
+                    stale += row.status in _SETTLED
                     row = None
-                if row and row.status in ("indexed", "failed") and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
+                if row and row.status in _SETTLED and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
                     self._count_unchanged(report, row, rel)
                     continue
                 digest = file_digest(path)
             except OSError as exc:
                 report.files_failed.append({"path": rel, "error": f"cannot read file: {exc.strerror or exc}"})
                 continue
-            if row and row.status in ("indexed", "failed") and row.hash == digest:
+            if row and row.status in _SETTLED and row.hash == digest:
                 self.manifest.touch_mtime(product, release, rel, st.st_mtime_ns)
                 self._count_unchanged(report, row, rel)
                 continue
@@ -221,6 +230,9 @@ class Indexer:
         report.chunks = sum(r.n_chunks for r in self.manifest.files(product, release).values() if r.status == "indexed")
         report.seconds = round(time.perf_counter() - t0, 3)
         return report
+
+    def scan(self, product: str, release: str) -> tuple[dict[str, Path], list[dict]]:
+        return scan_release(self.library, product, release)
 
     def _retire_local_mode(self, targets: list[tuple[str, str]]) -> None:
         """An index made by an earlier version (qdrant-client's local mode under `index/qdrant`, BM25 files under
@@ -263,6 +275,8 @@ class Indexer:
         report.files_unchanged += 1
         if row.status == "failed":
             report.files_failed.append({"path": rel, "error": row.error or "could not be read"})
+        elif row.status == "skipped":
+            report.files_skipped.append({"path": rel, "reason": row.error or "nothing to index"})
 
     def _index_files(self, product, release, store: ReleaseStore, todo, rows, report: SyncReport, t0: float,
                      progress, cancel) -> None:
@@ -318,14 +332,18 @@ class Indexer:
                     if n_search > MAX_FILE_CHUNKS:
                         raise ReadFailure(f"too much text: {n_search:,} search chunks, more than the "
                                           f"{MAX_FILE_CHUNKS:,} indexed per file (split it)")
-                except (ReadFailure, SkipFile) as exc:
-                    jobs.put(("failed", rel, digest, size, mtime_ns, old_n, str(exc)))
-                    key = "files_failed" if isinstance(exc, ReadFailure) else "files_skipped"
-                    getattr(report, key).append({"path": rel, ("error" if key == "files_failed" else "reason"): str(exc)})
+                except ReadFailure as exc:
+                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, str(exc), "failed"))
+                    report.files_failed.append({"path": rel, "error": str(exc)})
+                except SkipFile as exc:  # e.g. a page of front matter only: its title and description are kept
+                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, str(exc), "skipped",
+                                       getattr(exc, "title", None) or None, getattr(exc, "description", None) or None))
+                    report.files_skipped.append({"path": rel, "reason": str(exc)})
                 else:
                     search = [n for n in nodes if n.metadata["kind"] == "search"]
                     contexts = [n for n in nodes if n.metadata["kind"] == "context"]
-                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts))
+                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts, parsed.encoding,
+                                         parsed.title))
                     report.files_indexed += 1
                     if sum(len(p.search) for p in batch) >= BATCH_CHUNKS:
                         flush()
@@ -355,12 +373,12 @@ class Indexer:
             if errors:
                 continue  # drain after a failure so the producer never blocks
             try:
-                if isinstance(job, tuple):
-                    _, rel, digest, size, mtime_ns, old_n, message = job
-                    self.manifest.mark_dirty(product, release, [(rel, digest, size, mtime_ns, old_n)])
-                    store.delete_ids([search_chunk_id(product, release, rel, i) for i in range(old_n)])
-                    self.manifest.commit_failed(product, release, rel, digest, size, mtime_ns, message,
-                                                recipe=self.recipe)
+                if isinstance(job, _SetAside):
+                    self.manifest.mark_dirty(product, release, [(job.path, job.digest, job.size, job.mtime_ns, job.old_n)])
+                    store.delete_ids([search_chunk_id(product, release, job.path, i) for i in range(job.old_n)])
+                    self.manifest.commit_failed(product, release, job.path, job.digest, job.size, job.mtime_ns,
+                                                job.reason, recipe=self.recipe, status=job.status, title=job.title,
+                                                description=job.description)
                     continue
                 self._write_batch(product, release, store, job)
             except BaseException as exc:  # surfaced to the producer, which stops the run
@@ -383,7 +401,7 @@ class Indexer:
             ]
             chunks = [(n.node_id, n.metadata["chunk_no"], n.metadata["context_id"], embed_text(n)) for n in p.search]
             self.manifest.commit_indexed(product, release, p.path, p.digest, p.size, p.mtime_ns, chunks, contexts,
-                                         recipe=self.recipe)
+                                         recipe=self.recipe, encoding=p.encoding, title=p.title)
 
 
 class _LazyStore:
@@ -401,21 +419,3 @@ class _LazyStore:
     def delete_ids(self, ids: list[str]) -> None:
         if ids:
             self.__getattr__("delete_ids")(ids)
-
-
-def _link_reason(path: Path) -> str:
-    try:
-        path.resolve()
-    except (OSError, RuntimeError):
-        return "link cannot be resolved (a loop); not followed"
-    return "link points outside the release folder (not followed)"
-
-
-def _printable(rel: str) -> str:
-    """A path as text: bytes that are not UTF-8 (Python keeps them as lone surrogates) shown as U+FFFD."""
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _skip_reason(path: Path) -> str:
-    suffix = path.suffix.lower()
-    return f"unsupported file type {suffix}" if suffix else "no file extension (unsupported type)"

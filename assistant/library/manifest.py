@@ -20,10 +20,12 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
     product TEXT NOT NULL, release TEXT NOT NULL, path TEXT NOT NULL,
     hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    status TEXT NOT NULL,            -- indexed | dirty | failed
+    status TEXT NOT NULL,            -- indexed | dirty | failed | skipped
     n_chunks INTEGER NOT NULL DEFAULT 0,
     error TEXT, indexed_at REAL,
     recipe TEXT,                     -- how it was read, chunked and embedded (ingest.index_recipe)
+    encoding TEXT,                   -- how a text file was decoded (utf-8, cp1252, ...)
+    title TEXT, description TEXT,    -- kept for skipped front-matter pages too
     PRIMARY KEY (product, release, path)
 );
 CREATE TABLE IF NOT EXISTS chunks (
@@ -55,6 +57,9 @@ class FileRow:
     error: str | None = None
     indexed_at: float | None = None
     recipe: str | None = None  # None: indexed by a version that did not record it
+    encoding: str | None = None
+    title: str | None = None
+    description: str | None = None
 
 
 @dataclass
@@ -94,6 +99,9 @@ class Manifest:
         columns = {r[1] for r in db.execute("PRAGMA table_info(files)")}
         if "recipe" not in columns:  # a manifest from before recipes: its rows read as recipe None, so re-indexed
             db.execute("ALTER TABLE files ADD COLUMN recipe TEXT")
+        for column in ("encoding", "title", "description"):  # added with issue 18; NULL until a file is re-read
+            if column not in columns:
+                db.execute(f"ALTER TABLE files ADD COLUMN {column} TEXT")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -120,7 +128,8 @@ class Manifest:
     # -- files --------------------------------------------------------------------------------------------------
     def files(self, product: str, release: str) -> dict[str, FileRow]:
         rows = self.db.execute(
-            "SELECT path, hash, size, mtime_ns, status, n_chunks, error, indexed_at, recipe FROM files "
+            "SELECT path, hash, size, mtime_ns, status, n_chunks, error, indexed_at, recipe, encoding, title, description "
+            "FROM files "
             "WHERE product=? AND release=?",
             (product, release),
         )
@@ -144,7 +153,8 @@ class Manifest:
             self._bump(product, release)
 
     def commit_indexed(self, product: str, release: str, path: str, digest: str, size: int, mtime_ns: int,
-                       chunks: list[tuple[str, int, str, str]], contexts: list[ContextRow], *, recipe: str) -> None:
+                       chunks: list[tuple[str, int, str, str]], contexts: list[ContextRow], *, recipe: str,
+                       encoding: str | None = None, title: str | None = None) -> None:
         """chunks: (id, chunk_no, context_id, embed_text). Replaces whatever the file had."""
         with self._tx():
             self._delete_texts(product, release, path)
@@ -158,25 +168,32 @@ class Manifest:
                 [(c.id, product, release, path, c.ctx_no, c.title, c.section, c.page, c.text, c.core) for c in contexts],
             )
             self.db.execute(
-                "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, indexed_at, recipe) "
-                "VALUES (?,?,?,?,?,?, 'indexed', ?, ?, ?) ON CONFLICT(product, release, path) DO UPDATE SET "
+                "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, indexed_at, recipe, "
+                "encoding, title) VALUES (?,?,?,?,?,?, 'indexed', ?, ?, ?, ?, ?) "
+                "ON CONFLICT(product, release, path) DO UPDATE SET "
                 "hash=excluded.hash, size=excluded.size, mtime_ns=excluded.mtime_ns, status='indexed', "
-                "n_chunks=excluded.n_chunks, error=NULL, indexed_at=excluded.indexed_at, recipe=excluded.recipe",
-                (product, release, path, digest, size, mtime_ns, len(chunks), time.time(), recipe),
+                "n_chunks=excluded.n_chunks, error=NULL, indexed_at=excluded.indexed_at, recipe=excluded.recipe, "
+                "encoding=excluded.encoding, title=excluded.title, description=NULL",
+                (product, release, path, digest, size, mtime_ns, len(chunks), time.time(), recipe, encoding, title),
             )
             self._bump(product, release)
 
     def commit_failed(self, product: str, release: str, path: str, digest: str, size: int, mtime_ns: int, error: str,
-                      *, recipe: str) -> None:
-        """A file that cannot be read: remembered by hash so an unchanged broken file is not re-read every sync."""
+                      *, recipe: str, status: str = "failed", title: str | None = None,
+                      description: str | None = None) -> None:
+        """A file that cannot be read (`failed`) or holds nothing to index (`skipped`, e.g. front matter only, with
+        its title and description): remembered by hash so an unchanged file is not re-read every sync."""
+        assert status in ("failed", "skipped")
         with self._tx():
             self._delete_texts(product, release, path)
             self.db.execute(
                 "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, error, indexed_at, "
-                "recipe) VALUES (?,?,?,?,?,?, 'failed', 0, ?, ?, ?) ON CONFLICT(product, release, path) DO UPDATE SET "
-                "hash=excluded.hash, size=excluded.size, mtime_ns=excluded.mtime_ns, status='failed', "
-                "n_chunks=0, error=excluded.error, indexed_at=excluded.indexed_at, recipe=excluded.recipe",
-                (product, release, path, digest, size, mtime_ns, error, time.time(), recipe),
+                "recipe, encoding, title, description) VALUES (?,?,?,?,?,?,?, 0, ?, ?, ?, NULL, ?, ?) "
+                "ON CONFLICT(product, release, path) DO UPDATE SET "
+                "hash=excluded.hash, size=excluded.size, mtime_ns=excluded.mtime_ns, status=excluded.status, "
+                "n_chunks=0, error=excluded.error, indexed_at=excluded.indexed_at, recipe=excluded.recipe, "
+                "encoding=NULL, title=excluded.title, description=excluded.description",
+                (product, release, path, digest, size, mtime_ns, status, error, time.time(), recipe, title, description),
             )
             self._bump(product, release)
 
@@ -235,12 +252,13 @@ class Manifest:
     def stats(self, recipe: str | None = None) -> list[dict]:
         """Per release; `stale`: indexed or failed files whose recipe is not `recipe` (a sync will redo them)."""
         rows = self.db.execute(
-            "SELECT product, release, COUNT(*), SUM(status='indexed'), SUM(status='failed'), SUM(status='dirty'), "
-            "SUM(n_chunks * (status='indexed')), MAX(indexed_at), "
-            "SUM(status IN ('indexed', 'failed') AND ? IS NOT NULL AND recipe IS NOT ?) "
+            "SELECT product, release, COUNT(*), SUM(status='indexed'), SUM(status='failed'), SUM(status='skipped'), "
+            "SUM(status='dirty'), SUM(n_chunks * (status='indexed')), MAX(indexed_at), "
+            "SUM(status IN ('indexed', 'failed', 'skipped') AND ? IS NOT NULL AND recipe IS NOT ?) "
             "FROM files GROUP BY product, release", (recipe, recipe),
         )
-        keys = ("product", "release", "files", "indexed", "failed", "dirty", "chunks", "last_indexed", "stale")
+        keys = ("product", "release", "files", "indexed", "failed", "skipped", "dirty", "chunks", "last_indexed",
+                "stale")
         return [dict(zip(keys, r)) for r in rows]
 
     def files_by_other_model(self, product: str, release: str, model_tag: str) -> int:
@@ -251,9 +269,11 @@ class Manifest:
             "AND substr(recipe, -length(?) - 1) != '.' || ?", (product, release, model_tag, model_tag),
         ).fetchone()[0]
 
-    def failures(self, product: str, release: str) -> list[tuple[str, str]]:
+    def failures(self, product: str, release: str, status: str = "failed") -> list[tuple[str, str]]:
+        """(path, reason) of the files that failed, or with status="skipped" of those read and set aside."""
         return list(self.db.execute(
-            "SELECT path, error FROM files WHERE product=? AND release=? AND status='failed' ORDER BY path", (product, release)
+            "SELECT path, error FROM files WHERE product=? AND release=? AND status=? ORDER BY path",
+            (product, release, status),
         ))
 
     # -- internals --------------------------------------------------------------------------------------------------

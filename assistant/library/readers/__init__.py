@@ -1,4 +1,4 @@
-"""Turn one file into a ParsedDocument: PDF, HTML, Markdown, reStructuredText or plain text.
+"""Turn one file into a ParsedDocument: PDF, Word (.docx), HTML, Markdown, reStructuredText or plain text.
 
 Whatever a user's file does to us ends as SkipFile (not a type we read) or ReadFailure (our type,
 unreadable) with a short message for the ingest report; nothing else leaves read_document.
@@ -11,18 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assistant.library.documents import ParsedDocument, ReadFailure, SkipFile
-from assistant.library.readers import html, markdown, pdf, rst, text
+from assistant.library.readers import html, markdown, pdf, rst, text, word
 from assistant.library.readers.common import brief
 
 _KINDS = {
     ".pdf": "pdf", ".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
-    ".rst": "rst", ".txt": "text", ".text": "text",
+    ".rst": "rst", ".txt": "text", ".text": "text", ".docx": "docx",
 }
 SUPPORTED_SUFFIXES = tuple(_KINDS)
 # Bump whenever a reader's output changes for some file (a sync then re-reads every file indexed before; see
-# ingest.index_recipe). 2: Markdown backslash escapes undone outside code.
-READER_VERSION = 2
-_LABELS = {"pdf": "a PDF", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
+# ingest.index_recipe). 2: Markdown backslash escapes undone outside code. 3: text decoded by detection (Latin-1,
+# cp1252, ...), front-matter-only pages skipped, .docx read.
+READER_VERSION = 3
+_LABELS = {"pdf": "a PDF", "docx": "a Word document", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 
 # Line-based parsers (and their regexes) assume prose; a 1 MB line is a data dump or minified blob. Each line
 # costs ~100 bytes of bookkeeping (measured: 9.5 million one-letter lines took 34 s and 930 MB), so a text
@@ -57,7 +58,7 @@ def read_document(path: Path, max_bytes: int = 20_000_000) -> ParsedDocument:
     sections = [s for s in doc.sections if s.text.strip()]
     if not sections:
         raise ReadFailure("no extractable text (scanned PDF?)" if kind == "pdf" else "no extractable text")
-    return ParsedDocument(title=doc.title.strip() or path.stem, sections=sections, kind=kind)
+    return ParsedDocument(title=doc.title.strip() or path.stem, sections=sections, kind=kind, encoding=doc.encoding)
 
 
 def _read_capped(path: Path, max_bytes: int, check_lines: bool) -> bytes:
@@ -92,12 +93,13 @@ def _read_capped(path: Path, max_bytes: int, check_lines: bool) -> bytes:
 
 def _check_magic(data: bytes, kind: str) -> None:
     for magic, name in _MAGIC:
-        if data.startswith(magic) and not (kind == "pdf" and magic == b"%PDF-"):
+        if data.startswith(magic) and not (kind == "pdf" and magic == b"%PDF-") and not (
+                kind == "docx" and magic == b"PK\x03\x04"):
             raise ReadFailure(f"looks like {name}, not {_LABELS[kind]}")
 
 
 
 READERS: dict[str, Callable[[bytes, Path], ParsedDocument]] = {
     "pdf": pdf.read_pdf, "html": html.read_html, "markdown": markdown.read_markdown,
-    "rst": rst.read_rst, "text": text.read_text,
+    "rst": rst.read_rst, "text": text.read_text, "docx": word.read_docx,
 }

@@ -29,7 +29,8 @@ def read_html(data: bytes, path: Path) -> ParsedDocument:
     if data.count(b"<") > MAX_HTML_TAGS:
         raise ReadFailure(f"HTML has more than {MAX_HTML_TAGS:,} tags, more than is read per file (split it)")
     declared = _META_CHARSET.search(data[:4096])
-    soup = BeautifulSoup(decode(data, declared.group(1).decode() if declared else None), "html.parser")
+    decoded = decode(data, declared.group(1).decode() if declared else None)
+    soup = BeautifulSoup(decoded.text, "html.parser")
     first_h1 = soup.find("h1")
     title = (soup.title.get_text(" ", strip=True) if soup.title else "") or (
         first_h1.get_text(" ", strip=True) if first_h1 else "")
@@ -42,7 +43,8 @@ def read_html(data: bytes, path: Path) -> ParsedDocument:
             tag.decompose()
     articles = soup.find_all("article")
     root = soup.find("main") or (articles[0] if len(articles) == 1 else None) or soup.body or soup
-    return ParsedDocument(title=title or path.stem, sections=_html_sections(root), kind="html")
+    return ParsedDocument(title=title or path.stem, sections=_html_sections(root), kind="html",
+                          encoding=decoded.encoding)
 
 
 def _html_sections(root: Tag) -> list[Section]:

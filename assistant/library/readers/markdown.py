@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from assistant.library.documents import ParsedDocument
+from assistant.library.documents import NoBodyText, ParsedDocument
 from assistant.library.readers.common import SectionBuilder, decode
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -22,8 +22,9 @@ _MAX_HEADING_CHARS = 300  # longer lines are prose; also keeps the heading regex
 
 
 def read_markdown(data: bytes, path: Path) -> ParsedDocument:
-    lines = decode(data).splitlines()
-    title, start = _front_matter(lines)
+    decoded = decode(data)
+    lines = decoded.text.splitlines()
+    (title, description), start = _front_matter(lines)
     rows = _markdown_rows(lines[start:])
     out = SectionBuilder()
     first_h1 = None
@@ -41,7 +42,11 @@ def read_markdown(data: bytes, path: Path) -> ParsedDocument:
             out.heading(level, heading)
             first_h1 = first_h1 or (heading if level == 1 else None)
         i += 1
-    return ParsedDocument(title=title or first_h1 or path.stem, sections=out.finish(), kind="markdown")
+    sections = out.finish()
+    if start and not any(s.text.strip() for s in sections):
+        raise NoBodyText(title or "", description or "")
+    return ParsedDocument(title=title or first_h1 or path.stem, sections=sections, kind="markdown",
+                          encoding=decoded.encoding)
 
 
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation makes it literal
@@ -61,23 +66,27 @@ def _unescape(text: str) -> str:
     return "".join(out)
 
 
-def _front_matter(lines: list[str]) -> tuple[str | None, int]:
-    """Title from YAML (---) or TOML (+++) front matter, and where the body starts."""
+def _front_matter(lines: list[str]) -> tuple[tuple[str | None, str | None], int]:
+    """(title, description) from YAML (---) or TOML (+++) front matter, and where the body starts."""
     fence = lines[0].strip() if lines else ""
+    none = (None, None), 0
     if fence not in ("---", "+++"):
-        return None, 0
+        return none
     for end in range(1, min(len(lines), 2000)):
         if lines[end].strip() == fence:
             block = "\n".join(lines[1:end])
             try:
                 meta = yaml.safe_load(block) if fence == "---" else tomllib.loads(block)
             except Exception:
-                return None, 0  # not front matter after all: a thematic break opening the text
+                return none  # not front matter after all: a thematic break opening the text
             if not isinstance(meta, dict):
-                return None, 0
-            title = meta.get("title") or meta.get("linkTitle")
-            return (" ".join(str(title).split()) or None) if title else None, end + 1
-    return None, 0
+                return none
+            return (_one_line(meta.get("title") or meta.get("linkTitle")), _one_line(meta.get("description"))), end + 1
+    return none
+
+
+def _one_line(value: object) -> str | None:
+    return " ".join(str(value).split())[:500] or None if value else None
 
 
 def _markdown_rows(lines: list[str]) -> list[tuple[str, bool]]:

@@ -13,7 +13,8 @@ _RST_EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s+(.*))?$")
 
 
 def read_rst(data: bytes, path: Path) -> ParsedDocument:
-    lines = decode(data).splitlines()
+    decoded = decode(data)
+    lines = decoded.text.splitlines()
     styles: list[tuple[str, bool]] = []  # docutils: a style's level is the order in which it first appears
     out = SectionBuilder()
     title = None
@@ -34,7 +35,7 @@ def read_rst(data: bytes, path: Path) -> ParsedDocument:
         elif explicit.group(2) and not explicit.group(2).startswith("_"):  # drop `.. _target:` lines
             out.add(explicit.group(1) + explicit.group(2))  # `.. note:: Mind this` -> `note:: Mind this`
         i += 1
-    return ParsedDocument(title=title or path.stem, sections=out.finish(), kind="rst")
+    return ParsedDocument(title=title or path.stem, sections=out.finish(), kind="rst", encoding=decoded.encoding)
 
 
 def _rst_heading(lines: list[str], i: int) -> tuple[str, tuple[str, bool], int] | None:

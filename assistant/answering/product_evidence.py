@@ -1,0 +1,73 @@
+"""Product from evidence (issue 14): a question that names no product is searched in every product's routed release,
+and the documents decide.
+
+`gather` runs the normal hybrid search once over every product's release (one query embedding, each release's
+dense and BM25 search, one fused ranking); `choose` is the pure decision: one clear winner, two close products
+(both answered, sources labelled by product), or nothing anywhere ("not in the library").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, RetrievalParams
+
+__all__ = ["Evidence", "choose", "gather"]
+
+# Tuned on eval/routing.tune.jsonl only (question text, no product given); see README "Product from evidence".
+TOP = 10  # fused candidates that vote
+VOTE_WEIGHT = 0.10  # a product's share of the top candidates, added to its best cosine
+CLOSE = 0.02  # a second product this close to the first is answered too
+
+
+@dataclass(frozen=True)
+class Evidence:
+    product: str
+    release: str
+    best: float  # the best dense cosine of the product's candidates (comparable across products: one model)
+    share: float  # the product's share of the top fused candidates
+    bm25_hits: int  # candidates of the product that BM25 found
+
+    @property
+    def score(self) -> float:
+        return self.best + VOTE_WEIGHT * self.share
+
+
+def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbedding,
+           params: RetrievalParams) -> list[Evidence]:
+    """Search every index with the question as typed; one Evidence per product, strongest first."""
+    wide = replace(params, threshold=None, use_mmr=False, margin=None,
+                   candidates=max(params.candidates, TOP * len(indexes)))
+    found = HybridRetriever(indexes, embed_model, wide).search([question])
+    best: dict[str, float] = {}
+    votes: dict[str, int] = {}
+    lexical: dict[str, int] = {}
+    for rank, n in enumerate(found.candidates):
+        md = n.node.metadata
+        product = md["product"]
+        if "dense" in md:
+            best[product] = max(best.get(product, float("-inf")), float(md["dense"]))
+        if "bm25" in md:
+            lexical[product] = lexical.get(product, 0) + 1
+        if rank < TOP:
+            votes[product] = votes.get(product, 0) + 1
+    top = sum(votes.values()) or 1
+    out = [
+        Evidence(ix.product, ix.release, best.get(ix.product, 0.0), votes.get(ix.product, 0) / top,
+                 lexical.get(ix.product, 0))
+        for ix in indexes
+    ]
+    return sorted(out, key=lambda e: -e.score)
+
+
+def choose(evidence: list[Evidence], floor: float, close: float = CLOSE) -> list[Evidence]:
+    """The products to answer from: [] when nothing reaches `floor` (the relevance under which retrieved text is
+    not about the question), the winner, or the winner and a runner-up within `close` of it."""
+    ranked = sorted(evidence, key=lambda e: -e.score)
+    if not ranked or ranked[0].best < floor:
+        return []
+    if len(ranked) > 1 and ranked[1].best >= floor and ranked[0].score - ranked[1].score <= close:
+        return ranked[:2]
+    return ranked[:1]

@@ -1,0 +1,182 @@
+"""Product from evidence (issue 14, points 1 and 4): a question that names no product is searched in every product's
+routed release and answered from the product whose documents match; every question that passes the query check
+gets an intent; catalogue questions are answered from the library with no LLM call.
+
+Real components over a real three-product library (folders `etcd_io`, `prometheus-server`, `aws.elb`)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assistant.answering.presets import get_preset, with_overrides
+from assistant.answering.product_evidence import Evidence, choose
+from assistant.backends.chat import FakeChat
+from assistant.components import build_intent_classifier, build_pipeline
+
+QUESTIONS = Path(__file__).parent / "data" / "unnamed_questions.jsonl"
+FOLDER = {"etcd": "etcd_io", "prometheus": "prometheus-server", "aws-elb": "aws.elb"}
+INTENTS = {"symptom_analysis", "operational_guidance", "multi_facet_summary", "terminology_explanation",
+           "fact_verification"}
+
+
+# --- the decision, pure ---------------------------------------------------------------------------------------------
+
+def _ev(product, best, share=0.0):
+    return Evidence(product, "r1", best, share, 0)
+
+
+def test_one_clear_winner():
+    assert [e.product for e in choose([_ev("a", 0.62, 0.8), _ev("b", 0.45, 0.2)], floor=0.3)] == ["a"]
+
+
+def test_two_close_products_are_both_answered():
+    assert [e.product for e in choose([_ev("a", 0.52, 0.5), _ev("b", 0.515, 0.5)], floor=0.3)] == ["a", "b"]
+
+
+def test_a_close_second_under_the_floor_is_not_answered():
+    assert [e.product for e in choose([_ev("a", 0.31, 0.6), _ev("b", 0.29, 0.4)], floor=0.3, close=0.05)] == ["a"]
+
+
+def test_nothing_above_the_floor_is_not_in_the_library():
+    assert choose([_ev("a", 0.21, 0.7), _ev("b", 0.18, 0.3)], floor=0.3) == []
+    assert choose([], floor=0.3) == []
+
+
+# --- the pipeline over three products -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pipeline(three_products):
+    intent = build_intent_classifier(three_products, extra_examples=[])
+    return build_pipeline(three_products, llm=None, intent=intent)
+
+
+def test_unnamed_questions_are_searched_in_the_right_product_and_all_get_an_intent(pipeline):
+    rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    assert len(rows) >= 60
+    right, wrong = 0, []
+    for row in rows:
+        res = pipeline.ask(row["q"], search_only=True)
+        assert res.intent["label"] in INTENTS, (row["q"], res.status)
+        assert not (res.knowledge_missing and res.product is None), row["q"]  # never "name a product"
+        searched = [res.product] + [p for p, _ in res.routing.get("also", [])]
+        if FOLDER[row["p"]] in searched:
+            right += 1
+            assert res.product_source == "inferred" and res.sources
+        else:
+            wrong.append((row["q"], searched))
+    assert right / len(rows) >= 0.95, wrong
+
+
+def test_the_first_question_a_new_user_types(pipeline):
+    res = pipeline.ask("how do I defragment the cluster?", search_only=True)
+    out = res.to_json()
+    assert (out["status"], out["product"], out["product_source"]) == ("ok", "etcd_io", "inferred")
+    assert out["product_chosen"] == "inferred from the documents"
+    assert set(out["products_searched"]) == set(FOLDER.values())
+    assert not out["knowledge_missing"]
+    assert any("maintenance" in s["path"] for s in out["sources"][:3])
+
+
+@pytest.mark.parametrize("question, product, source", [
+    ("ALB idle timeout default", "aws.elb", "alias"),
+    ("AWS ELB sticky sessions", "aws.elb", "named"),
+    ("Prometheus scrape_interval default", "prometheus-server", "named"),
+    ("etcd defrag", "etcd_io", "named"),
+])
+def test_named_products_written_as_people_write_them(pipeline, question, product, source):
+    res = pipeline.ask(question, search_only=True)
+    assert (res.product, res.product_source) == (product, source)
+
+
+def test_a_question_matching_nothing_anywhere_is_not_in_the_library(pipeline):
+    # The query check would decline this one first; without it, routing searches every product and finds nothing.
+    preset = with_overrides(get_preset("default"), query_check=False)
+    res = pipeline.ask("what is the recommended marinade time for tandoori chicken?", preset=preset, search_only=True)
+    assert (res.status, res.product, res.product_source) == ("not_in_library", None, "inferred")
+    assert res.answer.startswith("Nothing in the library matches this question")
+    for name in ("etcd", "Prometheus", "AWS Elastic Load Balancing"):
+        assert name in res.answer
+    assert set(res.to_json()["products_searched"]) == set(FOLDER.values())
+    assert res.intent["label"] in INTENTS
+
+
+def test_intent_even_when_routing_stops(pipeline):
+    res = pipeline.ask("how do I defragment etcd 3.9?", search_only=True)
+    assert res.status == "no_documents" and "3.9" in res.answer
+    assert res.intent["label"] in INTENTS
+
+
+def test_catalogue_questions_need_no_llm_and_no_search(three_products):
+    llm = FakeChat()
+    pipe = build_pipeline(three_products, llm=llm, intent=build_intent_classifier(three_products, extra_examples=[]))
+    res = pipe.ask("which releases of Prometheus are there?")
+    assert (res.status, res.product, res.llm_calls) == ("catalogue", "prometheus-server", 0)
+    assert "v2.45.0, v2.53.0, v3.5.0" in res.answer and llm.history == []
+    assert "retrieval" not in res.timings_ms
+    res = pipe.ask("do you have etcd 3.7?")
+    assert res.answer.startswith("No: the library has no etcd release 3.7") and "v3.6" in res.answer
+
+
+def test_eval_question_only_passes_no_product_and_scores_the_product_searched(pipeline, tmp_path):
+    from assistant.evaluation import EvalConfig, load_dataset, run_eval
+
+    rows = [
+        {"id": "a", "question": "how do I defragment the cluster?", "product": "etcd", "gold": ["v3.6/op-guide/maintenance.md"]},
+        {"id": "b", "question": "how do I write a recording rule?", "product": "Prometheus",
+         "gold": ["v3.5.0/configuration/recording_rules.md"]},
+    ]
+    path = tmp_path / "set.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    given = run_eval(pipeline, load_dataset(path), EvalConfig(presets=["default"]))
+    asked = run_eval(pipeline, load_dataset(path), EvalConfig(presets=["default"], question_only=True))
+    assert [r["trace"]["product_source"] for r in given.records] == ["pinned", "pinned"]
+    assert [r["trace"]["product_source"] for r in asked.records] == ["inferred", "inferred"]
+    assert asked.meta["question_only"] and not given.meta["question_only"]
+    assert [r["metrics"]["product_correct"] for r in asked.records] == [True, True]
+    assert asked.presets["default"]["metrics"]["routing_unanswered"]["mean"] == 0.0
+
+
+def test_two_products_that_match_equally_are_both_answered_with_sources_labelled(tmp_path):
+    from assistant.components import build_indexer
+    from assistant.settings import PROJECT_ROOT, Settings
+
+    doc = ("# Backups\n\nRun `snapshot save` every hour to copy the whole keyspace to a file. Restore a snapshot "
+           "with `snapshot restore`, which rebuilds the data directory of a new member from that file.\n")
+    other = ("# Dashboards\n\nA panel shows one query as a graph. Group panels into rows, and set the refresh "
+             "interval of a dashboard in its settings.\n")
+    settings = Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models",
+                        embedding_cache_path=PROJECT_ROOT / ".cache" / "test_embed_cache.sqlite")
+    indexer = build_indexer(settings)
+    for product, text in (("keystore", doc), ("keystore-fork", doc), ("panels", other)):
+        src = tmp_path / "src" / product
+        src.mkdir(parents=True)
+        (src / "guide.md").write_text(text)
+        indexer.library.add(src, product, "1.0")
+        indexer.sync(product)
+    pipe = build_pipeline(settings, llm=None, intent=build_intent_classifier(settings, extra_examples=[]))
+    res = pipe.ask("how do I restore a snapshot of the keyspace into a new member?", search_only=True)
+    assert res.product_source == "inferred"
+    searched = {res.product} | {p for p, _ in res.routing["also"]}
+    assert searched == {"keystore", "keystore-fork"}
+    assert {s.product for s in res.sources} == {"keystore", "keystore-fork"}
+    assert {s["product"] for s in res.to_json()["sources"]} == {"keystore", "keystore-fork"}
+
+
+def test_the_cli_and_the_chat_say_how_the_product_was_chosen(three_products, monkeypatch, capsys):
+    from assistant.app import product_line
+    from assistant.cli import main
+
+    monkeypatch.setenv("ASSISTANT_DATA_DIR", str(three_products.data_dir))
+    monkeypatch.setenv("ASSISTANT_MODELS_DIR", str(three_products.models_dir))
+    assert main(["ask", "how do I defragment the cluster?", "--search-only"]) == 0
+    out = capsys.readouterr().out
+    assert "product: etcd_io (inferred from the documents)" in out
+    assert "WARNING" not in out
+    assert main(["ask", "ALB idle timeout", "--search-only", "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert (trace["product_source"], trace["product_chosen"]) == ("alias", "named by an alias")
+    assert product_line(trace) == "**aws\\.elb** (named by an alias)"
+    assert product_line({"product": "etcd_io", "also": [{"product": "prometheus-server", "release": "v3.5.0"}],
+                         "product_chosen": "inferred from the documents"}) == \
+        "**etcd\\_io \\+ prometheus\\-server v3\\.5\\.0** (inferred from the documents)"
