@@ -185,7 +185,9 @@ if question and state.get("live") is None:
         st.markdown(svc.md_escape(question))
     state.live = services.start_answer(question, history=earlier, product=None if product == AUTO else product,
                                        release=None if release == AUTO else release, preset=preset,
-                                       search_only=search_only)
+                                       search_only=search_only, deferred=True)
+elif question:  # asked while an answer is still being made: it is asked once that one ends
+    state.pending = question
 elif not state.messages:
     st.info("Ask a question about your documentation. Name a release (\"in v3.5\") or pin one above; "
             "add documents in the sidebar.", icon=":material/lightbulb:")
@@ -206,6 +208,7 @@ def watch_answer() -> None:
             state.messages.append({"role": "assistant", "content": "", "id": "failed", "error": view.error})
         st.rerun()
     watch.render_live(view, stopping=live.stopping)
+    live.begin()  # after the stage line is drawn (a no-op once started)
     if not live.stopping:
         st.button("Stop", key="stop_answer", on_click=live.stop, icon=":material/stop_circle:")
 

@@ -87,6 +87,7 @@ class LiveAnswer:
     _to_token: float | None = None
     _result: AskResult | None = None
     _generating: bool = False
+    _thread: threading.Thread | None = None
     _cancel: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -172,6 +173,14 @@ class LiveAnswer:
             return self._result
 
     # -- what the page calls -------------------------------------------------------------------------------------
+    def begin(self) -> None:
+        """Start the worker (once). The page calls it after drawing the stage line, so that line is on screen
+        before the work competes with the page for the interpreter."""
+        with self._lock:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.start()
+
     def stop(self) -> None:
         self._cancel.set()
 
@@ -189,7 +198,7 @@ class LiveAnswer:
                 to_first_token_s=self._to_token)
 
 
-def start_answer(services, question: str, **ask_kwargs) -> LiveAnswer:
+def start_answer(services, question: str, *, deferred: bool = False, **ask_kwargs) -> LiveAnswer:
     """Run `services.ask` (an app.services.Services) in a daemon thread; returns at once with the answer to watch."""
     state = services.llm()
     search_only = ask_kwargs.get("search_only", False)
@@ -213,7 +222,9 @@ def start_answer(services, question: str, **ask_kwargs) -> LiveAnswer:
             return
         live.finish(answer)
 
-    threading.Thread(target=work, name="live-answer", daemon=True).start()
+    live._thread = threading.Thread(target=work, name="live-answer", daemon=True)
+    if not deferred:
+        live.begin()
     return live
 
 

@@ -155,16 +155,22 @@ class Services:
     def end_turn(self, conversation_id: int, answer: dict, preset: str | None = None) -> None:
         self.conversations.add_answer(conversation_id, answer, preset or self.settings.preset)
 
-    def start_answer(self, question: str, **ask_kwargs):
-        """`ask` in a worker thread: returns a live.LiveAnswer the page polls (stages, sources, tokens, Stop)."""
-        return start_answer(self, question, **ask_kwargs)
+    def start_answer(self, question: str, *, deferred: bool = False, **ask_kwargs):
+        """`ask` in a worker thread: returns a live.LiveAnswer the page polls (stages, sources, tokens, Stop).
+        `deferred`: the thread starts at the first `begin()`, once the page has drawn the stage line."""
+        return start_answer(self, question, deferred=deferred, **ask_kwargs)
 
     def preload(self) -> None:
         """Build the search models (and load the embedded LLM when it answers) in the background at start, so the
         first question finds them ready; `preloading` says what is still loading."""
         def work(job: Job, cancel: threading.Event) -> None:
             job.update(status="Loading the search models (embedder, intent examples, vocabularies)…")
-            self.pipeline()
+            pipeline = self.pipeline()
+            with self._lock:  # each product's glossary and each release's BM25 file: the first question's cost
+                for product in self.library.products():
+                    pipeline.glossary(product)
+                    for release in self.library.releases(product):
+                        pipeline.vocab(product, release)
             model = self.llm().model
             if model is not None and model.backend == "embedded" and not model.loaded:
                 job.update(status="Loading the embedded model (the first load takes about 90 s)…")
