@@ -166,11 +166,11 @@ class Services:
         def work(job: Job, cancel: threading.Event) -> None:
             job.update(status="Loading the search models (embedder, intent examples, vocabularies)…")
             pipeline = self.pipeline()
-            with self._lock:  # each product's glossary and each release's BM25 file: the first question's cost
+            with self._lock:  # each product's glossary and each release's shard opened: the first question's cost
                 for product in self.library.products():
                     pipeline.glossary(product)
                     for release in self.library.releases(product):
-                        pipeline.vocab(product, release)
+                        bool(pipeline.vocab((product, release)))  # opens the release's shard (a count)
             model = self.llm().model
             if model is not None and model.backend == "embedded" and not model.loaded:
                 job.update(status="Loading the embedded model (the first load takes about 90 s)…")
