@@ -187,6 +187,11 @@ _singletons: dict[tuple, object] = {}
 class LLMChoice:
     model: ChatModel | None
     notice: str
+    extractive: bool = False  # no model: answers quote the sources' sentences (answering/extractive.py)
+
+
+EXTRACTIVE_NOTICE = ("answers quote the sentences of the sources that answer the question, with no language model "
+                     "(on the dev sets they beat the embedded Gemma 3 270M: README)")
 
 
 def build_chat_model(settings: Settings, token: str | None = None) -> LLMChoice:
@@ -196,8 +201,11 @@ def build_chat_model(settings: Settings, token: str | None = None) -> LLMChoice:
         return LLMChoice(None, "No language model configured: answers show the retrieved passages only.")
     if backend == "embedded":
         return LLMChoice(_embedded(settings), "Using the embedded Gemma 3 270M model (small and slow, CPU only).")
+    if backend == "extractive":
+        return LLMChoice(None, EXTRACTIVE_NOTICE[0].upper() + EXTRACTIVE_NOTICE[1:] + ".", extractive=True)
     if backend not in ("ollama", "auto"):
-        raise ValueError(f"Unknown llm_backend {settings.llm_backend!r}; use auto, ollama, embedded or none.")
+        raise ValueError(f"Unknown llm_backend {settings.llm_backend!r}; use auto, ollama, embedded, extractive or "
+                         "none.")
 
     ollama = OllamaChat.from_settings(settings, token)
     try:
@@ -208,18 +216,22 @@ def build_chat_model(settings: Settings, token: str | None = None) -> LLMChoice:
             # Chosen explicitly: keep it, and each call will fail with the same actionable message.
             return LLMChoice(ollama, exc.message)
         ollama.close()
-        return LLMChoice(
-            _embedded(settings),
-            f"{exc.message} Until then, answers come from the embedded Gemma 3 270M model, "
-            "which is small and slow.",
-        )
+        return _offline(settings, exc.message)
     if present:
         return LLMChoice(ollama, f"Using Ollama model '{ollama.model}' at {ollama.host}.")
     pull_hint = f"Model '{ollama.model}' is not pulled. Run `ollama pull {ollama.model}`."
     if backend == "ollama":
         return LLMChoice(ollama, pull_hint)
     ollama.close()
-    return LLMChoice(_embedded(settings), f"{pull_hint} Until then, answers come from the embedded Gemma 3 270M model.")
+    return _offline(settings, pull_hint)
+
+
+def _offline(settings: Settings, why: str) -> LLMChoice:
+    """What answers while Ollama cannot: settings.offline_answer."""
+    if settings.offline_answer == "extractive":
+        return LLMChoice(None, f"{why} Until then, {EXTRACTIVE_NOTICE}.", extractive=True)
+    return LLMChoice(_embedded(settings), f"{why} Until then, answers come from the embedded Gemma 3 270M model, "
+                                          "which is small and slow.")
 
 
 def _embedded(settings: Settings) -> ChatModel:

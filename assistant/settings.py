@@ -50,7 +50,10 @@ class Settings(BaseSettings):
     ollama_model: str = "llama3.1:8b"
     ollama_timeout_s: float = 120.0
     ollama_token_name: str | None = None  # keyring entry holding a bearer token for a remote host
-    llm_backend: str = "auto"  # auto | ollama | embedded | none
+    llm_backend: str = "auto"  # auto | ollama | embedded | extractive | none
+    # What answers under `auto` when Ollama is absent: sentences quoted from the sources, or the embedded Gemma 270M.
+    # Extractive won on the dev sets (README "Answers without Ollama", benchmarks/offline_answer_bench.py).
+    offline_answer: Literal["extractive", "embedded"] = "extractive"
     embedded_llm_precision: Literal["auto", "float32", "bfloat16"] = "auto"  # the offline Gemma; auto as for embeddings
 
     # Retrieval defaults

@@ -5,10 +5,11 @@ import streamlit as st
 from streamlit_pdf_viewer import pdf_viewer
 
 from assistant import app as svc
-from pages import conversations
+from pages import conversations, watch
 
 AUTO = "Detect from the question"
 services = svc.get_services()
+services.preload()  # search models (and the embedded model, if it answers) load in the background, not on a question
 state = st.session_state
 conversations.reopen_last(services)
 state.setdefault("preset", services.settings.preset if services.settings.preset in svc.PRESETS else "default")
@@ -24,12 +25,15 @@ preset = c3.selectbox("Preset", list(svc.PRESETS), key="preset",
 c4.button("New conversation", icon=":material/add_comment:", on_click=conversations.start_new)
 
 llm = services.llm()
+answers = llm.model is not None or llm.extractive
 with st.sidebar:
-    search_only = st.toggle("Search only", value=llm.model is None, disabled=llm.model is None, key="search_only",
+    search_only = st.toggle("Search only", value=not answers, disabled=not answers, key="search_only",
                             help="Ranked sources without a generated answer")
-    model = llm.model.backend + " · " + llm.model.model if llm.model is not None else "no language model"
+    model = (llm.model.backend + " · " + llm.model.model if llm.model is not None
+             else "quotes from the sources" if llm.extractive else "no language model")
     st.caption(f"Answers: {'search only' if search_only else svc.md_escape(model)}")
     conversations.sidebar(services)
+    watch.warmup_line(services)
 if llm.help:  # said once, here, not under every answer
     st.warning(f"{llm.notice}\n\n{llm.help}", icon=":material/power_off:")
     if st.button("Retry connection"):
@@ -65,8 +69,11 @@ def render_answer(a: dict) -> None:
         if knowledge.get("suggestion"):
             st.button(f"Ask instead: {knowledge['suggestion']}", key=f"sugg_{aid}", on_click=ask_later,
                       args=(knowledge["suggestion"],), icon=":material/help:")
-    st.markdown(t["answer"] or "_Search only: the ranked sources are below._")
-    if t["incomplete"]:  # the model failed mid-answer: say why, under the partial text
+    st.markdown(t["answer"] or ("_Stopped before any text was written._" if t.get("stopped")
+                                else "_Search only: the ranked sources are below._"))
+    if t.get("stopped"):
+        st.info(svc.STOPPED_NOTICE, icon=":material/stop_circle:")
+    elif t["incomplete"]:  # the model failed mid-answer: say why, under the partial text
         for notice in t["notices"]:
             st.error(svc.md_escape(notice))
     intent, releases = t["intent"], ", ".join(t["releases"])
@@ -116,8 +123,9 @@ def render_answer(a: dict) -> None:
         for notice in t["notices"]:
             st.caption(svc.md_escape(notice))
         backend = t["llm"].get("backend")
-        st.caption(f"Answered by {backend} · {svc.md_escape(t['llm'].get('model'))}" if backend
-                   else "Search only: no language model called")
+        st.caption((f"Answered by {backend} · {svc.md_escape(t['llm'].get('model'))}" if backend
+                    else "Search only: no language model called") + f" · models on {t.get('device') or 'n/a'}")
+        st.caption(watch.live_timings(t))
     total = sum(t["timings_ms"].values()) / 1000
     st.caption(f"{total:.1f} s · {svc.md_escape(t['llm'].get('model') or 'search only')} · preset {t['preset']}")
     if st.feedback("thumbs", key=f"fb_{aid}", default=a.get("rating"), on_change=on_feedback, args=(a,)) is not None:
@@ -162,34 +170,49 @@ for msg in state.messages:
     with st.chat_message(msg["role"]):
         if msg["role"] == "user":
             st.markdown(svc.md_escape(msg["content"]))
+        elif "error" in msg:
+            st.error(svc.md_escape(msg["error"]))
         else:
             render_answer(msg)
 
 question = st.chat_input("Ask about your documentation") or state.pop("pending", None)
-if question:
-    if state.conversation_id is None:  # the first question starts the conversation and titles it
-        state.conversation_id = services.conversations.start(question, preset)
+if question and state.get("live") is None:
+    # The question is stored before it is answered (a failed or stopped answer loses nothing); the history is the
+    # stored conversation's, so a reopened conversation's follow-ups read it.
+    state.conversation_id, earlier = services.begin_turn(state.conversation_id, question, preset)
     state.messages.append({"role": "user", "content": question})
     with st.chat_message("user"):
         st.markdown(svc.md_escape(question))
-    with st.chat_message("assistant"):
-        box, pieces = st.empty(), []
-
-        def on_token(piece: str) -> None:
-            pieces.append(piece)
-            box.markdown("".join(pieces) + " ▌")
-
-        with st.spinner("Searching the documents…"):
-            try:
-                _, answer = services.ask_in_conversation(
-                    state.conversation_id, question, product=None if product == AUTO else product,
-                    release=None if release == AUTO else release, preset=preset, search_only=search_only,
-                    on_token=on_token)
-            except svc.StoreLocked as exc:
-                st.error(str(exc))
-                st.stop()
-    state.messages.append({"role": "assistant", "content": "", **answer})
-    st.rerun()
+    state.live = services.start_answer(question, history=earlier, product=None if product == AUTO else product,
+                                       release=None if release == AUTO else release, preset=preset,
+                                       search_only=search_only, deferred=True)
+elif question:  # asked while an answer is still being made: it is asked once that one ends
+    state.pending = question
 elif not state.messages:
     st.info("Ask a question about your documentation. Name a release (\"in v3.5\") or pin one above; "
             "add documents in the sidebar.", icon=":material/lightbulb:")
+
+
+def watch_answer() -> None:
+    """Redrawn every quarter second while the answer is made: stage line, sources, streamed text, Stop."""
+    live = state.get("live")
+    if live is None:
+        return
+    view = live.view()
+    if view.finished:
+        state.live = None
+        if view.answer is not None:
+            services.end_turn(state.conversation_id, view.answer, preset)
+            state.messages.append({"role": "assistant", "content": "", **view.answer})
+        else:
+            state.messages.append({"role": "assistant", "content": "", "id": "failed", "error": view.error})
+        st.rerun()
+    watch.render_live(view, stopping=live.stopping)
+    live.begin()  # after the stage line is drawn (a no-op once started)
+    if not live.stopping:
+        st.button("Stop", key="stop_answer", on_click=live.stop, icon=":material/stop_circle:")
+
+
+if state.get("live") is not None:
+    with st.chat_message("assistant"):
+        st.fragment(run_every=0.25)(watch_answer)()

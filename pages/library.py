@@ -51,8 +51,9 @@ with manage:
             if skipped:
                 st.markdown(f"**{len(skipped)} file(s) skipped**: nothing wrong, nothing to index (front matter "
                             "only, another file type, hidden, or a link out of the library).")
-                st.dataframe({"file": [f for f, _, _ in skipped], "reason": [r for _, r, _ in skipped],
-                              "title kept": [t for _, _, t in skipped]}, hide_index=True, key="skipped_files")
+                st.dataframe({"file": [s[0] for s in skipped], "reason": [s[1] for s in skipped],
+                              "title kept": [s[2] for s in skipped], "description kept": [s[3] for s in skipped]},
+                             hide_index=True, key="skipped_files")
             else:
                 st.caption("No file skipped.")
         c1, c2 = st.columns(2)

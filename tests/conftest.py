@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -25,6 +26,18 @@ def run_in_threads(*targets: Callable[[], None]) -> list[BaseException]:
     for t in threads:
         t.join()
     return errors
+
+
+def finish_answer(at, seconds: float = 300):
+    """Rerun an AppTest until the chat page's answer in progress has ended: it is made in a worker thread while the
+    page redraws (app/live.py), so one run shows it started, not finished."""
+    end = time.monotonic() + seconds
+    while "live" in at.session_state and at.session_state["live"] is not None:
+        if time.monotonic() > end:
+            raise AssertionError("the answer did not finish")
+        time.sleep(0.2)
+        at.run()
+    return at
 
 
 @pytest.fixture

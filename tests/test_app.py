@@ -10,6 +10,7 @@ from pathlib import Path
 
 import keyring
 import pytest
+from conftest import finish_answer
 from keyring.backends import fail
 from memory_keyring import MemoryKeyring
 from streamlit.runtime.pages_manager import PagesManager
@@ -56,6 +57,7 @@ def _app() -> AppTest:
 
 def _ask(at: AppTest, question: str) -> AppTest:
     at.chat_input[0].set_value(question).run()
+    finish_answer(at)
     assert not at.exception, at.exception
     return at
 
@@ -143,7 +145,7 @@ def test_missing_knowledge_is_a_warning_with_a_question_to_ask_instead(etcd_app,
     assert not asked, "nothing the documents lack is sent to the model to invent"
     assert len(at.feedback) == 1
 
-    suggestion.click().run()
+    finish_answer(suggestion.click().run())
     assert not at.exception
     users = [m for m in at.chat_message if m.name == "user"]
     assert users[-1].markdown[0].value == svc.md_escape(suggestion.label.removeprefix("Ask instead: "))
@@ -227,7 +229,7 @@ def test_library_page_describes_renames_and_deletes(tmp_path, monkeypatch):
         folder.mkdir(parents=True)
         (folder / "guide.md").write_text(text)
         (folder / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
-        (folder / "_index.md").write_text("---\ntitle: Widget section\n---\n")
+        (folder / "_index.md").write_text("---\ntitle: Widget section\ndescription: How widgets work\n---\n")
         (folder / "notes.xyz").write_text("another type")
         (folder / ".draft.md").write_text("# Draft\n\nhidden\n")
         indexer.library.add(folder, "widget", release)
@@ -244,9 +246,9 @@ def test_library_page_describes_renames_and_deletes(tmp_path, monkeypatch):
     failed, skipped = [d.value for d in at.dataframe if "reason" in d.value.columns]
     assert failed.values.tolist() == [["broken.pdf", "PDF is damaged or truncated: end-of-file marker missing"]]
     assert skipped.values.tolist() == [
-        [".draft.md", "hidden file (name starts with '.')", ""],
-        ["_index.md", "no body text (front matter only)", "Widget section"],
-        ["notes.xyz", "unsupported file type .xyz", ""]]
+        [".draft.md", "hidden file (name starts with '.')", "", ""],
+        ["_index.md", "no body text (front matter only)", "Widget section", "How widgets work"],
+        ["notes.xyz", "unsupported file type .xyz", "", ""]]
 
     form_inputs = {t.label: t for t in at.text_input}
     form_inputs["Aliases used in questions, comma-separated"].set_value("wdg, the widget")

@@ -219,8 +219,9 @@ def test_usage_snapshots_subtract_per_question():
 # ----------------------------------------------------------------------------------- Backend choice
 
 
-def settings_for(url: str, backend: str, tmp_path) -> Settings:
-    return Settings(ollama_host=url, ollama_model=MODEL, llm_backend=backend, models_dir=tmp_path)
+def settings_for(url: str, backend: str, tmp_path, offline: str = "embedded") -> Settings:
+    return Settings(ollama_host=url, ollama_model=MODEL, llm_backend=backend, models_dir=tmp_path,
+                    offline_answer=offline)
 
 
 def test_auto_uses_ollama_when_running_with_model(ollama_server, tmp_path):
@@ -238,6 +239,16 @@ def test_auto_falls_back_to_embedded_when_ollama_is_down(ollama_server, tmp_path
     assert "not running" in choice.notice and "`ollama serve`" in choice.notice
     assert "embedded" in choice.notice
     assert list(tmp_path.iterdir()) == []
+
+
+def test_auto_without_ollama_quotes_the_sources_by_default(ollama_server, tmp_path):
+    ollama_server.mode = "refuse"
+    assert Settings().offline_answer == "extractive"
+    choice = build_chat_model(settings_for(ollama_server.url, "auto", tmp_path, offline="extractive"))
+    assert (choice.model, choice.extractive) == (None, True)
+    assert "`ollama serve`" in choice.notice and "quote the sentences of the sources" in choice.notice
+    explicit = build_chat_model(settings_for(ollama_server.url, "extractive", tmp_path))
+    assert (explicit.model, explicit.extractive) == (None, True)
 
 
 def test_auto_falls_back_when_model_not_pulled(ollama_server, tmp_path):

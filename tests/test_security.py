@@ -17,6 +17,7 @@ import uuid
 
 import keyring
 import pytest
+from conftest import finish_answer
 from memory_keyring import MemoryKeyring
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
@@ -143,7 +144,7 @@ def test_chat_page_shows_script_in_sources_and_answers_as_text_never_html(wombat
 
     st.cache_resource.clear()
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=300).run()
-    at.chat_input[0].set_value(QUESTION).run()
+    finish_answer(at.chat_input[0].set_value(QUESTION).run())
     assert not at.exception, at.exception
     texts = [t.value for t in at.text]
     assert any(SCRIPT in t and INJECTION in t for t in texts), "the cited passage is shown verbatim, as plain text"

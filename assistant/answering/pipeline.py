@@ -16,6 +16,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from assistant.answering import citations as cite
 from assistant.answering import knowledge as kn
 from assistant.answering.catalogue_questions import answer_catalogue_question
+from assistant.answering.extractive import extractive_answer
 from assistant.answering.fusion import lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
 from assistant.answering.glossary import load_or_mine
@@ -95,8 +96,12 @@ class Pipeline:
     def ask(self, question: str, *, history: list[dict] | None = None, product: str | None = None,
             release: str | None = None, preset: str | Preset = "default", search_only: bool = False,
             on_token: Callable[[str], None] | None = None, intent_override: str | None = None,
-            observer: Observer | None = None) -> AskResult:
+            observer: Observer | None = None, extractive: bool = False) -> AskResult:
+        """`extractive`: with no LLM, answer by quoting the sources' sentences (extractive.py) instead of nothing."""
         t = self._turn(question, history, product, release, preset, search_only, on_token, intent_override)
+        if extractive and t.llm is None and not search_only:
+            t.extractive, t.result.search_only = True, False
+            t.result.llm = {"backend": "extractive", "model": "sentences quoted from the sources"}
         run = _Runner(t, observer)
         run("query_check", self.check_question)       # iKnow: decline empty, gibberish, out-of-scope
         run("intent", self.detect_intent)             # iKnow: prototypical intent, for every question that passes
@@ -303,7 +308,8 @@ class Pipeline:
             res.answer = kn.degraded_answer(kn.KnowledgeVerdict(**res.knowledge), routing.product, routing.releases)
             return t
         if t.llm is None:
-            res.answer = ""
+            question = t.rewrite.standalone if t.rewrite is not None else t.question
+            res.answer = extractive_answer(question, res.sources) if t.extractive else ""
             return t
         products = list(dict.fromkeys([routing.product] + [pr for pr, _ in routing.also]))
         description = " ".join(self.library.meta(pr).description for pr in products) if p.product_description else ""
@@ -317,9 +323,9 @@ class Pipeline:
         pieces: list[str] = []
         try:
             for piece in stream_answer(t.llm, messages):
-                pieces.append(piece)
                 if t.on_token is not None:
-                    t.on_token(piece)
+                    t.on_token(piece)  # first: a consumer that stops the answer (app/live.py) refuses this piece
+                pieces.append(piece)
         except LLMError as exc:
             res.incomplete = True
             res.notices.append(exc.message)

@@ -114,6 +114,7 @@ class Turn:
     pinned_product: str | None = None
     pinned_release: str | None = None
     llm: ChatModel | None = None
+    extractive: bool = False  # no LLM: quote the sources' sentences
     on_token: Callable[[str], None] | None = None
     catalogue: list = field(default_factory=list)
     routing: Routing | None = None

@@ -32,6 +32,7 @@ from assistant.app.insights import (
                                   unanswered,
 )
 from assistant.app.jobs import Job, JobState
+from assistant.app.live import STOPPED_NOTICE, LiveAnswer, LiveView
 from assistant.app.presentation import (
                                   RELEASE_SOURCES,
                                   download_label,
@@ -63,9 +64,9 @@ DEVICES = ["auto", "cpu", "cuda", "mps"]
 __all__ = [
     "AppDB", "BACKENDS", "Conversation", "Conversations", "DEVICES", "DeviceUnavailable", "PdfView", "SectionView",
     "Unavailable", "conversation_markdown", "DEFAULT_TOKEN_NAME", "DatasetError", "INTENTS", "Job", "JobState",
-    "KeyringUnavailable",
-    "LLMState", "LibraryError", "PRESETS", "RELEASE_SOURCES", "SETTINGS_FILE", "Services", "StoreLocked",
-    "UploadLimits", "UploadReport", "charts", "check_connection", "clean_name", "download_label", "md_escape_block", "clean_relpath", "connect_llm",
+    "KeyringUnavailable", "LLMState", "LibraryError", "LiveAnswer", "LiveView", "STOPPED_NOTICE", "PRESETS",
+    "RELEASE_SOURCES", "SETTINGS_FILE", "Services", "StoreLocked", "UploadLimits", "UploadReport", "charts",
+    "check_connection", "clean_name", "download_label", "md_escape_block", "clean_relpath", "connect_llm",
     "env_fixed", "feedback_by_intent", "feedback_frame", "feedback_over_time", "format_eta", "get_services",
     "golden_set", "golden_set_jsonl", "intent_mix", "latency_by_stage", "load_settings", "md_escape", "model_status",
     "open_label", "product_line", "save_settings", "save_uploads", "source_label", "store_secret", "unanswered", "views",

@@ -17,7 +17,7 @@ SETTINGS_FILE = "settings.json"
 EDITABLE = ("device", "ollama_host", "ollama_model", "ollama_timeout_s", "ollama_token_name", "llm_backend",
             "embedding_model", "reranker_model", "preset", "top_k")
 LLM_FIELDS = {"ollama_host", "ollama_model", "ollama_timeout_s", "ollama_token_name", "llm_backend", "preset", "top_k"}
-BACKENDS = ("auto", "ollama", "embedded", "none")
+BACKENDS = ("auto", "ollama", "embedded", "extractive", "none")
 DEFAULT_TOKEN_NAME = "ollama-token"
 
 

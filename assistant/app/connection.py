@@ -18,6 +18,7 @@ class LLMState:
     model: ChatModel | None
     notice: str  # which model answers, or why none does
     help: str = ""  # when Ollama is not usable: how to start it and pull the model
+    extractive: bool = False  # no model: answers quote the sources' sentences
 
 
 def _ollama_problem(settings: Settings, token: str | None) -> str:
@@ -50,7 +51,7 @@ def connect_llm(settings: Settings) -> LLMState:
         return LLMState(None, f"No language model is reachable: {problem} Answers show ranked sources only "
                               "(search-only).", how)
     choice = build_chat_model(settings, token)
-    return LLMState(choice.model, choice.notice, how)
+    return LLMState(choice.model, choice.notice, how, choice.extractive)
 
 
 def model_status(settings: Settings) -> list[str]:

@@ -22,6 +22,7 @@ from assistant.app.conversations import Conversations, history
 from assistant.app.db import AppDB
 from assistant.app.jobs import Job
 from assistant.app.sources import SourceView, open_source
+from assistant.app.live import start_answer
 from assistant.app.uploads import UploadLimits, UploadReport, save_uploads
 from assistant.backends.ollama import OllamaChat
 from assistant.components import build_indexer, build_pipeline
@@ -44,6 +45,7 @@ class Services:
         self.conversations = Conversations(self.db)
         self.ingest = Job()
         self.pull = Job()
+        self.warmup = Job()  # preload(): search models and the embedded LLM, loaded before the first question
         self._lock = threading.RLock()  # one question at a time: the pipeline's caches are not thread-safe
         self._llm: LLMState | None = None
         self._pipeline = None
@@ -93,6 +95,11 @@ class Services:
                 self._pipeline = pipeline
             return self._pipeline
 
+    @property
+    def ready(self) -> bool:
+        """The search models are loaded: a question starts searching at once."""
+        return self._pipeline is not None
+
     def preset(self, name: str | None):
         p = get_preset(name or self.settings.preset)
         if "top_k" in self.settings.model_fields_set:  # the user chose how many sources an answer gets
@@ -105,13 +112,20 @@ class Services:
             on_token=None, observer=None) -> dict:
         """Answer and trace one question. Returns {"id", "trace", "trace_id"} (plain data for the session);
         `observer` hears each stage start and end (answering.state.StageEvent)."""
-        llm = None if search_only else self.llm().model
+        state = self.llm()
+        llm = None if search_only else state.model
+        # Without a model, `extractive` quotes the sources' sentences (settings.offline_answer, llm_backend).
+        extractive = state.extractive and not search_only
         with self._lock:
             pipeline = self.pipeline()
             pipeline.llm = llm
             res = pipeline.ask(question, history=history or None, product=product, release=release,
-                               preset=self.preset(preset), search_only=llm is None, on_token=on_token,
-                               observer=observer)
+                               preset=self.preset(preset), search_only=llm is None and not extractive,
+                               on_token=on_token, observer=observer, extractive=extractive)
+        return self.record(res, history)
+
+    def record(self, res, history: list[dict] | None = None) -> dict:
+        """An AskResult as the plain data the session keeps, its trace stored."""
         trace = res.to_json()
         trace["history"] = list(history or [])
         trace["search_only"] = res.search_only
@@ -123,14 +137,49 @@ class Services:
         """Ask with the stored conversation as history (so a reopened conversation's follow-ups read it), storing
         the question first (a failed answer loses nothing) and the answer after. A new conversation starts at the
         first question and is titled by it. Returns (conversation id, answer)."""
+        conversation_id, earlier = self.begin_turn(conversation_id, question, preset)
+        answer = self.ask(question, history=earlier, preset=preset, **options)
+        self.end_turn(conversation_id, answer, preset)
+        return conversation_id, answer
+
+    def begin_turn(self, conversation_id: int | None, question: str, preset: str | None = None) -> tuple[int, list]:
+        """Store the question before it is answered (a failed or stopped answer loses nothing), starting and titling
+        a new conversation at its first question. Returns (conversation id, the history before this question)."""
         if conversation_id is None:
             conversation_id, earlier = self.conversations.start(question, preset or self.settings.preset), []
         else:
             earlier = history(self.conversations.messages(conversation_id))
         self.conversations.add_question(conversation_id, question)
-        answer = self.ask(question, history=earlier, preset=preset, **options)
+        return conversation_id, earlier
+
+    def end_turn(self, conversation_id: int, answer: dict, preset: str | None = None) -> None:
         self.conversations.add_answer(conversation_id, answer, preset or self.settings.preset)
-        return conversation_id, answer
+
+    def start_answer(self, question: str, *, deferred: bool = False, **ask_kwargs):
+        """`ask` in a worker thread: returns a live.LiveAnswer the page polls (stages, sources, tokens, Stop).
+        `deferred`: the thread starts at the first `begin()`, once the page has drawn the stage line."""
+        return start_answer(self, question, deferred=deferred, **ask_kwargs)
+
+    def preload(self) -> None:
+        """Build the search models (and load the embedded LLM when it answers) in the background at start, so the
+        first question finds them ready; `preloading` says what is still loading."""
+        def work(job: Job, cancel: threading.Event) -> None:
+            job.update(status="Loading the search models (embedder, intent examples, vocabularies)…")
+            pipeline = self.pipeline()
+            with self._lock:  # each product's glossary and each release's BM25 file: the first question's cost
+                for product in self.library.products():
+                    pipeline.glossary(product)
+                    for release in self.library.releases(product):
+                        pipeline.vocab(product, release)
+            model = self.llm().model
+            if model is not None and model.backend == "embedded" and not model.loaded:
+                job.update(status="Loading the embedded model (the first load takes about 90 s)…")
+                model.load()
+            job.update(status="ready")
+
+        # Not under self._lock: a question holds it while it is answered, and the page must redraw meanwhile.
+        if self._pipeline is None and not self.warmup.snapshot().label:
+            self.warmup.start("Loading the assistant", work)  # starts at most one: Job.start refuses a second
 
     def save_feedback(self, answer: dict, rating: int, comment: str = "") -> int:
         """rating: 1 thumbs up, 0 thumbs down (st.feedback's values). One row per answer, updated on change."""
@@ -208,14 +257,16 @@ class Services:
         """Files that could not be indexed (unreadable, corrupt, over a limit), with the reason."""
         return self.indexer.manifest.failures(product, release)
 
-    def skipped(self, product: str, release: str) -> list[tuple[str, str, str]]:
-        """Files set aside with nothing wrong in them, with the reason and the title kept (front-matter pages):
+    def skipped(self, product: str, release: str) -> list[tuple[str, str, str, str]]:
+        """Files set aside with nothing wrong in them: (path, reason, title, description), the last two kept for
+        front-matter pages:
         those the last sync read (front matter only) and those never read (links out, hidden, other types)."""
         manifest = self.indexer.manifest
         rows = manifest.files(product, release)
-        read = [(rel, row.error or "", row.title or "") for rel, row in rows.items() if row.status == "skipped"]
+        read = [(rel, row.error or "", row.title or "", row.description or "") for rel, row in rows.items()
+                if row.status == "skipped"]
         _, unread = self.indexer.scan(product, release)
-        return sorted(read + [(s["path"], s["reason"], "") for s in unread])
+        return sorted(read + [(s["path"], s["reason"], "", "") for s in unread])
 
     def set_product_meta(self, product: str, *, display_name: str, description: str, aliases: str,
                          release_order: list[str]) -> None:

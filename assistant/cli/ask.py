@@ -25,13 +25,13 @@ def register(sub) -> None:
 
 def _load_llm(settings: Settings, search_only: bool):
     if search_only:
-        return None, "search-only: no language model called"
+        return None, "search-only: no language model called", False
     from assistant.components import build_chat_model
     from assistant.secrets import get_secret
 
     token = get_secret(settings.ollama_token_name) if settings.ollama_token_name else None
     choice = build_chat_model(settings, token)
-    return choice.model, choice.notice
+    return choice.model, choice.notice, choice.extractive
 
 
 def _print_human(res) -> None:
@@ -62,7 +62,7 @@ def cmd_ask(args, settings: Settings) -> int:
     if not args.question and not args.batch:
         print("error: give a QUESTION or --batch FILE", file=sys.stderr)
         return 2
-    llm, notice = _load_llm(settings, args.search_only)
+    llm, notice, extractive = _load_llm(settings, args.search_only)
     pipeline = build_pipeline(settings, llm=llm, corrections=AppDB(settings.db_path).intent_corrections())
     preset = args.preset or settings.preset
     if args.batch:
@@ -71,7 +71,8 @@ def cmd_ask(args, settings: Settings) -> int:
                 continue
             item = json.loads(line)
             res = pipeline.ask(item["question"], history=item.get("history"), product=item.get("product"),
-                               release=item.get("release"), preset=item.get("preset", preset), search_only=args.search_only)
+                               release=item.get("release"), preset=item.get("preset", preset), search_only=args.search_only,
+                               extractive=extractive)
             out = res.to_json()
             if "id" in item:
                 out = {"id": item["id"], **out}
@@ -86,7 +87,7 @@ def cmd_ask(args, settings: Settings) -> int:
             sys.stderr.write(piece)
             sys.stderr.flush()
     res = pipeline.ask(args.question, history=history, product=args.product, release=args.release, preset=preset,
-                       search_only=args.search_only, on_token=stream)
+                       search_only=args.search_only, on_token=stream, extractive=extractive)
     if args.json:
         print(json.dumps(res.to_json()))
     else:
