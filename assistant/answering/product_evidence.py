@@ -18,6 +18,7 @@ __all__ = ["Evidence", "choose", "gather"]
 
 # Tuned on eval/routing.tune.jsonl only (question text, no product given); see README "Product from evidence".
 TOP = 10  # fused candidates that vote
+PER_PRODUCT = 5  # dense and BM25 hits asked of each product's release
 VOTE_WEIGHT = 0.10  # a product's share of the top candidates, added to its best cosine
 CLOSE = 0.02  # a second product this close to the first is answered too
 
@@ -38,8 +39,10 @@ class Evidence:
 def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbedding,
            params: RetrievalParams) -> list[Evidence]:
     """Search every index with the question as typed; one Evidence per product, strongest first."""
-    wide = replace(params, threshold=None, use_mmr=False, margin=None,
-                   candidates=max(params.candidates, TOP * len(indexes)))
+    # A product's evidence is its best few hits: PER_PRODUCT of each kind keeps the cost per product small (every
+    # candidate's vector is read back for its cosine), which is what holds ten products near the one-product path.
+    wide = replace(params, threshold=None, use_mmr=False, margin=None, dense_k=PER_PRODUCT, bm25_k=PER_PRODUCT,
+                   candidates=max(TOP, PER_PRODUCT * len(indexes)))
     found = HybridRetriever(indexes, embed_model, wide).search([question])
     best: dict[str, float] = {}
     votes: dict[str, int] = {}
