@@ -108,7 +108,7 @@ def _scenario(page, url: str, gate) -> None:
     sidebar, main = page.get_by_test_id("stSidebar"), page.get_by_test_id("stMainBlockContainer")
     # A new user: the search models load in the background as the page opens; the sidebar says when they are ready.
     opened = time.perf_counter()
-    sidebar.get_by_text("Search models ready.").wait_for(timeout=300_000)
+    sidebar.get_by_text("Search models ready.").wait_for(timeout=900_000)
     ready_s = time.perf_counter() - opened
 
     # Search only: sources in about a second, and a stage line at every sampled moment until they are there.
