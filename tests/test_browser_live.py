@@ -132,8 +132,8 @@ def _scenario(page, url: str, gate) -> None:
         {"models_ready_after_opening_s": round(ready_s, 2), "search_only_time_to_sources_s": to_sources,
          "samples": len(samples), "samples_without_a_stage_line": blind}, indent=2))
     assert not blind, f"moments with no stage line: {blind}"
-    assert any(s["stage"] and s["stage"].startswith(("Searching ", "Reading ", "Checking ")) for s in samples) \
-        or len(samples) < 3
+    # (A status summary's text starts with its icon's name, hence "in" rather than startswith.)
+    assert any(s["stage"] and any(w in s["stage"] for w in ("Searching ", "Reading ", "Checking ")) for s in samples)
     page.screenshot(path=str(ARTIFACTS / "live-search-only.png"))
 
     # With the model: the first tokens stream in under the stage line, sources listed; Stop keeps both.
@@ -141,7 +141,7 @@ def _scenario(page, url: str, gate) -> None:
     _ask(page, "How do I defragment the etcd database in v3.4?")
     main.get_by_text("To defragment, run etcdctl defrag [1]. ▌").wait_for()
     sample = page.evaluate(SAMPLE, "How do I defragment the etcd database in v3.4?")
-    assert sample["stage"].startswith("Writing the answer with llama3.1:8b…") and sample["sources"], sample
+    assert "Writing the answer with llama3.1:8b…" in sample["stage"] and sample["sources"], sample
     page.screenshot(path=str(ARTIFACTS / "live-streaming.png"))
     main.get_by_role("button", name="Stop").click()
     main.get_by_text("Stopping…").wait_for()
