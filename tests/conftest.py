@@ -138,3 +138,18 @@ def three_products(tmp_path_factory):
         reports = indexer.sync(product)
         assert [r.release for r in reports] == list(releases)
     return settings
+
+
+@pytest.fixture
+def navigation_mode(monkeypatch):
+    """AppTest re-detects the pages/ folder before every run and then runs the page without app.py (Streamlit's
+    old folder-based multipage mode). A real server detects it once and st.navigation switches it off."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)

@@ -13,13 +13,15 @@ import pytest
 from conftest import finish_answer
 from keyring.backends import fail
 from memory_keyring import MemoryKeyring
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from assistant import app as svc
 from assistant.app.db import AppDB
 from assistant.components import build_indexer
 from assistant.settings import Settings
+
+# AppTest runs pages without app.py's st.navigation (conftest.navigation_mode).
+pytestmark = pytest.mark.usefixtures("navigation_mode")
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 RUN_TIMEOUT = 300  # the first question builds the pipeline (intent examples, glossary) on two cores
@@ -29,17 +31,6 @@ def citing_responder(request: dict) -> list[str]:
     return ["According to the documentation, ", "this is how it works [1]."]
 
 
-@pytest.fixture(autouse=True)
-def navigation_mode(monkeypatch):
-    """AppTest re-detects the pages/ folder before every run and then runs the page without app.py (Streamlit's
-    old folder-based multipage mode). A real server detects it once and st.navigation switches it off."""
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
 
 
 def _use(monkeypatch, data_dir: Path, server=None, backend="ollama"):

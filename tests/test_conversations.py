@@ -4,15 +4,19 @@ the passage outlined, Markdown at its section)."""
 
 import json
 
+import pytest
 import streamlit as st
 from hostile_files import make_pdf
-from test_app import _app, _ask, _use, citing_responder, navigation_mode  # noqa: F401 (an autouse fixture)
+from test_app import _app, _ask, _use, citing_responder
 
 from assistant import app as svc
 from assistant.app.conversations import conversation_markdown, title_from
 from assistant.app.db import AppDB
 from assistant.components import build_indexer
 from assistant.settings import Settings
+
+# AppTest runs pages without app.py's st.navigation (conftest.navigation_mode).
+pytestmark = pytest.mark.usefixtures("navigation_mode")
 
 GUIDE = """# Frobnicator guide
 

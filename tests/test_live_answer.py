@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from conftest import finish_answer
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from assistant.answering.citations import Source
@@ -20,20 +19,14 @@ from assistant.app.live import LiveAnswer, loading_line
 from assistant.app.presentation import md_escape
 from assistant.backends.chat import FakeChat
 
+# AppTest runs pages without app.py's st.navigation (conftest.navigation_mode).
+pytestmark = pytest.mark.usefixtures("navigation_mode")
+
 APP = Path(__file__).resolve().parents[1] / "app.py"
 QUESTION = "How do I take a snapshot backup of etcd v3.5?"
 FIRST, LATER = "Save a snapshot with etcdctl snapshot save [1]. ", "THIS TEXT CAME AFTER STOP."
 
 
-@pytest.fixture(autouse=True)
-def navigation_mode(monkeypatch):
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
 
 
 @pytest.fixture

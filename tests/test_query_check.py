@@ -6,7 +6,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from assistant.answering.query_check import MAX_QUERY_CHARS, QueryCheck, check_query

@@ -19,7 +19,6 @@ import keyring
 import pytest
 from conftest import finish_answer
 from memory_keyring import MemoryKeyring
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from assistant import app as svc
@@ -119,16 +118,6 @@ def test_instructions_inside_a_document_reach_the_model_only_as_numbered_data(wo
 
 
 # -- source text rendered as text in the chat page ------------------------------------------------------------------------
-@pytest.fixture
-def navigation_mode(monkeypatch):
-    """As in test_app.py: AppTest runs a page directly, without app.py's st.navigation."""
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
 
 
 def test_chat_page_shows_script_in_sources_and_answers_as_text_never_html(wombat, ollama_server, monkeypatch,
