@@ -79,7 +79,7 @@ def cmd_eval(args, settings: Settings) -> int:
     if args.limit:
         dataset.items = dataset.items[: args.limit]
     presets = list(dict.fromkeys(args.preset or [settings.preset]))
-    llm, notice = _load_llm(settings, args.search_only)
+    llm, notice, _extractive = _load_llm(settings, args.search_only)  # eval scores generated answers only
     if llm is not None and not args.json:
         print(f"({notice})", file=sys.stderr)
     config = EvalConfig(presets=presets, k=args.k, search_only=args.search_only or llm is None,
@@ -123,7 +123,7 @@ def cmd_eval_set(args, settings: Settings) -> int:
     from assistant.evaluation import synthesize, write_jsonl
     from assistant.library.catalogue import Library
 
-    llm, notice = _load_llm(settings, False)
+    llm, notice, _extractive = _load_llm(settings, False)
     if llm is None:
         print(f"error: synthetic questions need a language model ({notice})", file=sys.stderr)
         return 2
