@@ -147,7 +147,8 @@ def _scenario(page, url: str, gate) -> None:
     main.get_by_role("button", name="Stop").click()
     main.get_by_text("Stopping…").wait_for()
     gate.set()
-    main.get_by_text("Stopped by you: the partial answer and its sources are kept.").wait_for()
+    # .first: the notice is also listed under "How this answer was found" once that part is drawn
+    main.get_by_text("Stopped by you: the partial answer and its sources are kept.").first.wait_for()
     text = main.inner_text()
     assert "To defragment, run etcdctl defrag [1]." in text and "TEXT AFTER STOP" not in text
     assert "[1] etcd v3.4" in text
