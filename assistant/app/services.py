@@ -21,8 +21,8 @@ from assistant.app.connection import LLMState, connect_llm
 from assistant.app.conversations import Conversations, history
 from assistant.app.db import AppDB
 from assistant.app.jobs import Job
-from assistant.app.sources import SourceView, open_source
 from assistant.app.live import start_answer
+from assistant.app.sources import SourceView, open_source
 from assistant.app.uploads import UploadLimits, UploadReport, save_uploads
 from assistant.backends.ollama import OllamaChat
 from assistant.components import build_indexer, build_pipeline
@@ -132,16 +132,6 @@ class Services:
         trace["asked_at"] = time.time()
         return {"id": uuid.uuid4().hex, "trace": trace, "trace_id": self.db.add_trace(trace)}
 
-    def ask_in_conversation(self, conversation_id: int | None, question: str, *, preset: str | None = None,
-                            **options) -> tuple[int, dict]:
-        """Ask with the stored conversation as history (so a reopened conversation's follow-ups read it), storing
-        the question first (a failed answer loses nothing) and the answer after. A new conversation starts at the
-        first question and is titled by it. Returns (conversation id, answer)."""
-        conversation_id, earlier = self.begin_turn(conversation_id, question, preset)
-        answer = self.ask(question, history=earlier, preset=preset, **options)
-        self.end_turn(conversation_id, answer, preset)
-        return conversation_id, answer
-
     def begin_turn(self, conversation_id: int | None, question: str, preset: str | None = None) -> tuple[int, list]:
         """Store the question before it is answered (a failed or stopped answer loses nothing), starting and titling
         a new conversation at its first question. Returns (conversation id, the history before this question)."""
@@ -162,7 +152,7 @@ class Services:
 
     def preload(self) -> None:
         """Build the search models (and load the embedded LLM when it answers) in the background at start, so the
-        first question finds them ready; `preloading` says what is still loading."""
+        first question finds them ready; the `warmup` job says what is still loading."""
         def work(job: Job, cancel: threading.Event) -> None:
             job.update(status="Loading the search models (embedder, intent examples, vocabularies)…")
             pipeline = self.pipeline()
