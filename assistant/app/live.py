@@ -51,13 +51,7 @@ class LiveView:
         return self.state != "running"
 
 
-def _sources_json(res: AskResult) -> list[dict]:
-    return res.to_json()["sources"]
-
-
-def _header(res: AskResult) -> dict:
-    return {"intent": dict(res.intent), "product": res.product, "releases": list(res.releases),
-            "release_source": res.release_source, "rewritten": res.rewritten}
+HEADER_KEYS = ("intent", "product", "releases", "release_source", "rewritten")  # the line shown above the sources
 
 
 def loading_line(llm: ChatModel | None, extractive: bool) -> str:
@@ -111,7 +105,7 @@ class LiveAnswer:
             if line:
                 self._stage = line
             if event.stage == "generation" and self._sources is None:
-                self._publish_sources(res)
+                self._publish_sources(res.to_json())
 
     def _stage_line(self, stage: str, res: AskResult) -> str:
         if stage == "query_check":
@@ -133,9 +127,10 @@ class LiveAnswer:
             return "Checking the citations…"
         return ""  # rerank, select, reduce: still "Reading K passages…"
 
-    def _publish_sources(self, res: AskResult) -> None:
-        self._sources = _sources_json(res)
-        self._header = _header(res)
+    def _publish_sources(self, trace: dict) -> None:
+        """Sources and the intent/release line from a trace (AskResult.to_json()), timed as they arrive."""
+        self._sources = trace["sources"]
+        self._header = {k: trace[k] for k in HEADER_KEYS}
         self._to_sources = time.perf_counter() - self.started
 
     def on_token(self, piece: str) -> None:
@@ -155,13 +150,8 @@ class LiveAnswer:
             trace["time_to_sources_s"] = self._to_sources
             trace["time_to_first_token_s"] = self._to_token
             if self._sources is None:
-                self._publish_sources_from_trace(trace)
+                self._publish_sources(trace)
             self._answer, self._state = answer, "stopped" if stopped else "done"
-
-    def _publish_sources_from_trace(self, trace: dict) -> None:
-        self._sources = trace["sources"]
-        self._header = {k: trace[k] for k in ("intent", "product", "releases", "release_source", "rewritten")}
-        self._to_sources = time.perf_counter() - self.started
 
     def fail(self, message: str) -> None:
         with self._lock:
