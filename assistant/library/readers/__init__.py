@@ -23,7 +23,7 @@ SUPPORTED_SUFFIXES = tuple(_KINDS)
 # ingest.index_recipe). 2: Markdown backslash escapes undone outside code. 3: text decoded by detection (Latin-1,
 # cp1252, ...), front-matter-only pages skipped, .docx read. 4: PDFs as documents (issue 15): sections at headings
 # (outline titles, else numbered headings), words hyphenated at line ends joined, wrapped table cells kept in their row,
-# printed page labels kept.
+# printed page labels kept; Markdown headings keep `<code>` in backticks (Prometheus' `<scrape_config>`).
 READER_VERSION = 4
 _LABELS = {"pdf": "a PDF", "docx": "a Word document", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 

@@ -142,7 +142,10 @@ def _is_setext(rows: list[tuple[str, bool]], i: int) -> bool:
 
 def _clean_heading(text: str) -> str:
     text = re.sub(r"\s*\{#[^}]*\}\s*$", "", text)  # {#custom-anchor}
-    text = re.sub(r"<[^>]{0,200}>", "", _LINK.sub(r"\1", text))
+    # HTML tags go, but not inside code: Prometheus names its configuration blocks `<scrape_config>`, and those
+    # headings came out empty, leaving 60 sections of its configuration reference without their heading path.
+    text = "".join(part if part.startswith("`") else re.sub(r"<[^>]{0,200}>", "", _LINK.sub(r"\1", part))
+                   for part in re.split(r"(`[^`]+`)", text))
     return " ".join(text.replace("`", "").replace("**", "").split())[:200]
 
 
