@@ -111,3 +111,27 @@ def test_wrapped_cells_join_their_row_but_a_new_row_does_not():
            "--data-dir      x.etcd      Path to the data directory."]
     assert table_lines(raw) == ["--name | default | Human-readable name for this member.",
                                 "--data-dir | x.etcd | Path to the data directory."]
+
+
+def test_a_cited_pdf_page_names_its_printed_label_and_opens_at_its_index(tmp_path):
+    """Ingest the manual, ask search-only, and follow the source to the label shown and the page the viewer opens."""
+    from assistant.app.presentation import open_label, source_label
+    from assistant.app.sources import PdfView, open_source
+    from assistant.components import build_indexer, build_pipeline
+    from assistant.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data")
+    indexer = build_indexer(settings)
+    folder = indexer.library.release_dir("guide", "v3.6")
+    folder.mkdir(parents=True)
+    made = make_manual(CORPORA, folder / "etcd-guide.pdf", outline=False)
+    [report] = indexer.sync()
+    assert (report.files_indexed, report.files_failed) == (1, [])
+    result = build_pipeline(settings, llm=None).ask(
+        "Which flag sets the number of committed transactions to trigger a snapshot?", search_only=True).to_json()
+    source = next(s for s in result["sources"] if "--snapshot-count |" in s["text"])
+    assert (source["page"], source["page_label"]) == (4, "2")
+    assert " p.2 (PDF page 4) § 4 Member flags" in source_label(source).replace("\\", "")
+    assert open_label(source) == "Open at page 2 (PDF page 4)"
+    view = open_source(made.path, source)
+    assert isinstance(view, PdfView) and view.page == 4 and view.boxes

@@ -292,6 +292,7 @@ class Pipeline:
             cite.Source(
                 n=i, product=node.node.metadata["product"], release=node.node.metadata["release"],
                 path=node.node.metadata["path"], page=node.node.metadata.get("page"),
+                page_label=node.node.metadata.get("page_label"),
                 section=node.node.metadata.get("section") or "", title=node.node.metadata.get("title") or "",
                 score=float(node.score or 0.0), text=text,
                 chunk_ids=tuple(node.node.metadata.get("chunk_ids", ())), context_id=node.node.node_id,
@@ -356,7 +357,7 @@ class Pipeline:
             row, best = rows[cid], by_ctx[cid]
             meta = dict(best.node.metadata)
             meta.update(product=row.product, release=row.release, path=row.path, title=row.title,
-                        section=row.section, page=row.page,
+                        section=row.section, page=row.page, page_label=row.page_label,
                         chunk_ids=[c.node.node_id for c in candidates if c.node.metadata.get("context_id") == cid])
             out.append(NodeWithScore(node=TextNode(id_=cid, text=row.text, metadata=meta), score=best.score))
         return out

@@ -396,7 +396,8 @@ class Indexer:
         for p in batch:
             contexts = [
                 ContextRow(c.node_id, product, release, p.path, c.metadata["ctx_no"], c.metadata["title"],
-                           c.metadata["section"], c.metadata["page"], c.get_content(), c.metadata["core"])
+                           c.metadata["section"], c.metadata["page"], c.get_content(), c.metadata["core"],
+                           c.metadata.get("page_label"))
                 for c in p.contexts
             ]
             chunks = [(n.node_id, n.metadata["chunk_no"], n.metadata["context_id"], embed_text(n)) for n in p.search]
