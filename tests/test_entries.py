@@ -73,6 +73,15 @@ def test_short_table_and_shell_commands_stay_whole(chunks):
     assert blocks and all(b.text.startswith("|") for b in blocks)
 
 
+def test_option_list_gives_one_chunk_per_option_but_a_list_of_bare_names_stays_packed(chunks):
+    node = _one(chunks("prometheus/v3.5.0/configuration/configuration.md"), "`__meta_docker_container_id`")
+    assert node.get_content() == "* `__meta_docker_container_id`: the id of the container"
+    # Forecast's reserved field names: 400 one-word items with nothing to describe.
+    relative = "awsdocs/documents/amazon-forecast-developer-guide/doc_source/reserved-field-names.md"
+    assert not [b for sec in read_document(CORPORA / relative).sections for b in split_blocks(sec.text) if b.entries]
+    assert len(chunks(relative)) < 60
+
+
 @pytest.mark.parametrize("relative", [
     "etcd/v3.5/op-guide/configuration.md", "prometheus/v3.5.0/configuration/configuration.md",
     "prometheus/v3.5.0/command-line/prometheus.md", "prometheus/v3.5.0/querying/api.md",

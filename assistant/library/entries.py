@@ -21,6 +21,7 @@ _OPTION_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:`[^`\n]{1,80}`|\*\
 _FLAG_TERM = re.compile(r"^ {0,2}--?[A-Za-z][\w.-]*")
 # A YAML field, optionally in Prometheus' `[ key: <type> | default = x ]` notation, or a list element `- key:`.
 _YAML_KEY = re.compile(r"^\s*(?:\[\s*)?(?:-\s+)?[A-Za-z_][\w.-]*\s*:(?:\s|$)")
+_MIN_DESCRIPTION_WORDS = 3
 MIN_ENTRIES = 3  # fewer is a short list or table that reads fine packed with its neighbours
 
 
@@ -116,7 +117,10 @@ def option_entries(lines: list[str]) -> list[str]:
     starts = [k for k, line in enumerate(lines) if _ITEM.match(line) and not line.startswith("    ")]
     if len(starts) < MIN_ENTRIES or not all(_OPTION_ITEM.match(lines[k]) for k in starts):
         return []
-    return _cut(lines, starts)
+    entries = _cut(lines, starts)
+    # A list of bare names (Forecast's 400 reserved words) describes nothing: one chunk per word would only add chunks.
+    described = sum(len(e[_OPTION_ITEM.match(e).end():].split()) >= _MIN_DESCRIPTION_WORDS for e in entries)
+    return entries if described * 2 > len(entries) else []
 
 
 def code_entries(lines: list[str]) -> list[str]:
