@@ -98,3 +98,13 @@ def test_entries_lose_no_text(relative):
 
 def _words(texts: list[str]) -> list[str]:
     return " ".join(texts).split()
+
+
+def test_headings_keep_code_and_angle_bracketed_words_but_drop_tags():
+    config = read_document(CORPORA / "prometheus/v3.5.0/configuration/configuration.md")
+    assert ["Configuration file", "<scrape_config>"] in [s.section_path for s in config.sections]
+    faq = read_document(CORPORA / "etcd/v3.6/faq.md")
+    assert any(s.section_path[-1:] == ["What is the difference between listen-<client,peer>-urls, advertise-client-urls "
+                                       "or initial-advertise-peer-urls?"] for s in faq.sections)
+    aws = read_document(CORPORA / "awsdocs/documents/amazon-forecast-developer-guide/doc_source/reserved-field-names.md")
+    assert aws.sections[0].section_path == ["Reserved Field Names"]  # <a name="..."></a> dropped
