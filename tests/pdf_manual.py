@@ -30,6 +30,7 @@ class Manual:
     headings: list[tuple[str, int]] = field(default_factory=list)  # (printed heading, page index)
     hyphenated: list[str] = field(default_factory=list)  # words printed split across two lines
     flags: list[tuple[str, str, str]] = field(default_factory=list)  # the flag table's rows
+    steps: list[str] = field(default_factory=list)  # a numbered list printed in body type under heading 1
 
 
 def _plain(text: str) -> str:
@@ -64,6 +65,10 @@ def _flag_rows(corpora: Path) -> list[tuple[str, str, str]]:
 def make_manual(corpora: Path, path: Path, *, outline: bool) -> Manual:
     manual = Manual(path)
     doc = read_document(corpora / "etcd/v3.6/op-guide/maintenance.md")
+    # Steps from etcd's data corruption guide, typeset without end punctuation: "2. Backing up ..." could follow
+    # heading 1 by its number; only its body-size type says it is no heading.
+    corruption = (corpora / "etcd/v3.6/op-guide/data_corruption.md").read_text()
+    manual.steps = [line.rstrip(".") for line in re.findall(r"^\d\. [A-Z][^`\n]*$", corruption, flags=re.M)[:2]]
     pdf = canvas.Canvas(str(path), pagesize=A4)
     pages: list[list[tuple[str, str, int, float]]] = [[]]  # per page: (kind, text, x, size)
     y = [_TOP]
@@ -89,6 +94,9 @@ def make_manual(corpora: Path, path: Path, *, outline: bool) -> Manual:
             for line in _wrap(" ".join(paragraph.split()), manual.hyphenated):
                 put("body", line)
             y[0] -= 6
+        if len(counters) == 1 and counters[0] == 1:
+            for step in manual.steps:  # a numbered list in body type, as a heading would be numbered next
+                put("body", step)
     counters = [counters[0] + 1]
     put("head", f"{counters[0]} Member flags", height=22)
     manual.headings.append((f"{counters[0]} Member flags", 0))

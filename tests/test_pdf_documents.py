@@ -50,6 +50,10 @@ def test_sections_follow_headings_not_pages(manual):
     assert "keep one hour of history" in periodic_text and "Revision compaction retains" not in periodic_text
     # Two headings share PDF page 3: each starts its own section on that page.
     assert [sec.section_path[0] for sec in doc.sections if sec.page == 3] == [h for h, p in made.headings if p == 3]
+    # A numbered list in body type ("2. Backing up etcd data directory" under heading 1) stays text.
+    assert len(made.steps) == 2 and made.steps[1].startswith("2. ")
+    overview = "\n".join(sec.text for sec in doc.sections if sec.section_path == [made.headings[0][0]])
+    assert all(step in overview for step in made.steps)
     # The contents page lists every heading in body type: none of those lines opens a section.
     assert all(sec.section_path == [] for sec in doc.sections if sec.page <= 2)
 
