@@ -1,0 +1,109 @@
+"""What changed between two releases of a product (issue 16): the sections of each file, matched by path and
+heading path and compared by content, give sections added, removed, changed and renamed; the identifiers give
+terms added and removed. Release notes, changelogs, upgrade and migration guides are found by name and heading so
+an answer can prefer what the docs say changed.
+
+`diff_sections` is pure (two lists of sections in, changes out); `diff_releases` reads them from the timeline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Literal
+
+from assistant.library.timeline import SectionRow, Timeline
+
+__all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_release_notes"]
+
+ChangeKind = Literal["added", "removed", "changed", "renamed"]
+# A removed and an added section of one file with this much of their words in common are one section renamed.
+RENAME_SIMILARITY = 0.6
+_NOTES = re.compile(r"change[-_ ]?log|changes|release[-_ ]?notes?|what'?s[-_ ]?new|news|upgrad|migrat|downgrad",
+                    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SectionChange:
+    kind: ChangeKind
+    path: str
+    old: SectionRow | None  # None for an added section
+    new: SectionRow | None  # None for a removed one
+
+    @property
+    def heading(self) -> str:
+        return (self.new or self.old).heading
+
+
+@dataclass
+class ReleaseDiff:
+    product: str
+    old_release: str
+    new_release: str
+    changes: list[SectionChange] = field(default_factory=list)
+    files_added: list[str] = field(default_factory=list)
+    files_removed: list[str] = field(default_factory=list)
+    terms_added: list[str] = field(default_factory=list)
+    terms_removed: list[str] = field(default_factory=list)
+
+    def count(self, kind: ChangeKind) -> int:
+        return sum(c.kind == kind for c in self.changes)
+
+
+def is_release_notes(path: str, heading: str = "") -> bool:
+    """A changelog, release notes, upgrade, downgrade or migration guide, by file name or heading."""
+    return bool(_NOTES.search(path.rsplit("/", 1)[-1]) or _NOTES.search(heading.split(" > ", 1)[0]))
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[\w\-.]+", text.lower()))
+
+
+def _similar(a: SectionRow, b: SectionRow) -> float:
+    wa, wb = _words(a.text), _words(b.text)
+    return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+
+
+def _keyed(sections: list[SectionRow]) -> dict[tuple[str, str, int], SectionRow]:
+    """Key a section by path, heading path and which of the same heading in that file it is (two "Example"s)."""
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    out = {}
+    for s in sections:
+        n = seen[(s.path, s.heading)]
+        seen[(s.path, s.heading)] += 1
+        out[(s.path, s.heading, n)] = s
+    return out
+
+
+def diff_sections(old: list[SectionRow], new: list[SectionRow]) -> list[SectionChange]:
+    """Changes from `old` to `new`, in the new file order (removed sections where they stood)."""
+    a, b = _keyed(old), _keyed(new)
+    out: list[SectionChange] = []
+    for key in a.keys() & b.keys():
+        if a[key].digest != b[key].digest:
+            out.append(SectionChange("changed", key[0], a[key], b[key]))
+    gone = [a[k] for k in a.keys() - b.keys()]
+    came = [b[k] for k in b.keys() - a.keys()]
+    # A heading renamed keeps its file and most of its words: pair each gone section with its closest newcomer.
+    for g in sorted(gone, key=lambda s: (s.path, s.ord)):
+        pairs = [(_similar(g, c), c) for c in came if c.path == g.path]
+        best = max(pairs, key=lambda p: p[0], default=None)
+        if best is not None and best[0] >= RENAME_SIMILARITY:
+            out.append(SectionChange("renamed", g.path, g, best[1]))
+            came.remove(best[1])
+        else:
+            out.append(SectionChange("removed", g.path, g, None))
+    out += [SectionChange("added", c.path, None, c) for c in came]
+    return sorted(out, key=lambda c: (c.path, (c.new or c.old).ord, c.kind))
+
+
+def diff_releases(timeline: Timeline, product: str, old_release: str, new_release: str) -> ReleaseDiff:
+    old, new = timeline.sections(product, old_release), timeline.sections(product, new_release)
+    old_files, new_files = {s.path for s in old}, {s.path for s in new}
+    diff = ReleaseDiff(product, old_release, new_release, diff_sections(old, new),
+                       sorted(new_files - old_files), sorted(old_files - new_files))
+    old_terms, new_terms = timeline.terms_of(product, old_release), timeline.terms_of(product, new_release)
+    diff.terms_added = sorted(new_terms - old_terms)
+    diff.terms_removed = sorted(old_terms - new_terms)
+    return diff
