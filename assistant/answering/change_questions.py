@@ -54,11 +54,16 @@ def _pair(q: TimelineQuestion) -> tuple[str, str] | None:
     return None
 
 
-def term_value(text: str, term: str) -> tuple[str, str] | None:
+def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | None:
     """(value, line) of a term's setting in a section: `--flag 'value'`, `key: <type> | default = value`, or a
     "default" within the term's line and the two after it (not past the next flag or key)."""
     lines = text.splitlines()
     pattern = token_pattern(term)
+    if heading and pattern.search(heading.rsplit(" > ", 1)[-1]):  # "### --max-request-bytes", then "+ default: ..."
+        for ln in lines[:3]:
+            d = _DEFAULT.search(ln)
+            if d:
+                return d.group(1).rstrip(".").strip("'\"`"), ln.strip()
     for i in term_lines(text, term):
         line = lines[i]
         after = line[pattern.search(line).end():]
@@ -115,20 +120,55 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineA
     return _what_changed(q, diff, ans)
 
 
+def _definition_first(term: str):
+    """Sort key of a term's sections: a section named after it or a line opening with it (a reference entry) first,
+    release notes last (their values are examples)."""
+    key = term.lower()
+
+    def order(s) -> tuple:
+        opens = any(ln.lstrip("+-# ").lower().startswith(key) for ln in s.text.splitlines())
+        return (is_release_notes(s.path, s.heading), key not in s.heading.lower() and not opens, s.path, s.ord)
+    return order
+
+
+def _notes_values(timeline: Timeline, q: TimelineQuestion, diff: ReleaseDiff) -> tuple | None:
+    """(old value, new value, section) from an upgrade guide of the newer release that shows the term's setting
+    as a diff ("-etcd --x='a'" then "+etcd --x='b'"): the docs' own statement of the change."""
+    for c in diff.changes:
+        if c.kind not in ("added", "changed") or not is_release_notes(c.path, c.heading):
+            continue
+        lines = c.new.text.splitlines()
+        minus = [ln for ln in lines if ln.startswith("-") and token_pattern(q.term).search(ln)]
+        plus = [ln for ln in lines if ln.startswith("+") and token_pattern(q.term).search(ln)]
+        v_old = term_value("\n".join(minus), q.term) if minus else None
+        v_new = term_value("\n".join(plus), q.term) if plus else None
+        if v_new is not None:
+            return v_old, v_new, c.new
+    return None
+
+
 def _did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
     old, new, name = diff.old_release, diff.new_release, f"`{q.term}`"
     found = {}
     for rel in (old, new):
-        occ = [o for o in timeline.occurrences(q.product, q.term) if o.release == rel]
+        rows = [timeline.section(q.product, rel, o.path, o.ord) for o in timeline.occurrences(q.product, q.term)
+                if o.release == rel]
         best = None
-        for o in sorted(occ, key=lambda o: (is_release_notes(o.path, o.heading), o.path, o.ord)):
-            s = timeline.section(q.product, rel, o.path, o.ord)
-            v = term_value(s.text, q.term) if s else None
+        for s in sorted((s for s in rows if s), key=_definition_first(q.term)):
+            v = term_value(s.text, q.term, s.heading)
             if v is not None:
                 best = (v, s)
                 break
             best = best or (None, s)
         found[rel] = best
+    stated = _notes_values(timeline, q, diff)
+    if stated is not None and found[old] is not None:
+        v_old, v_new, section = stated
+        if v_old is None or (found[old][0] is not None and found[old][0][0] == v_old[0]):
+            v_old = found[old][0] or v_old
+        if v_old is not None:
+            found[new] = (v_new, section)
+            found[old] = (v_old, found[old][1])
     if not found[old] and not found[new]:
         ans.missing = True
         ans.answer = f"Neither {q.product} {old} nor {new} mentions {name}."

@@ -17,7 +17,7 @@ from assistant.answering import citations as cite
 from assistant.answering.routing import detect
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
-from assistant.library.terms import identifiers, normal_term, token_pattern
+from assistant.library.terms import identifiers, normal_term, strength, token_pattern
 from assistant.library.timeline import Occurrence, Timeline
 from assistant.library.versions import sort_releases
 
@@ -107,10 +107,10 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
         return "changed_in" if named == 1 else None
     if not has_term:
         return None
+    if _REMOVED.search(question):  # "when was the deprecated --x removed?" asks for the removal
+        return "removed"
     if _DEPRECATED.search(question):
         return "deprecated"
-    if _REMOVED.search(question):
-        return "removed"
     if _WHICH.search(question):
         return "which_releases"
     if _INTRODUCED.search(question) and _WHEN.search(question):
@@ -127,7 +127,7 @@ def _term(question: str, spans: list[tuple[int, int]], timeline: Timeline, produ
     for s, e in spans:
         text[s:e] = " " * (e - s)
     rest = "".join(text)
-    ids = [t for t in identifiers(rest.replace("*", "")) if t not in product_words]
+    ids = sorted((t for t in identifiers(rest.replace("*", "")) if t not in product_words), key=strength)
     for t in ids:
         for p in products:
             if timeline.occurrences(p, t):
@@ -175,7 +175,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
             product = products[0]
         else:
             return None
-    if routing.product is None and routing.releases:
+    if routing.product is None:
         routing = detect(question, catalogue, pinned_product=product)
     named = sort_releases(routing.releases) if routing.product == product else []
     kind = _kind(question, term is not None, len(named))
@@ -257,14 +257,19 @@ class _Reader:
         return Cited(o.release, o.path, o.heading, excerpt(self.text(o), self.q.term))
 
     def stated(self, kind: str) -> tuple[Occurrence, str] | None:
-        """Where the docs say it themselves ("added in v3.5", "deprecated"): the first such line, oldest first."""
+        """Where the docs say it themselves ("added in v3.5", "deprecated"): the first such line, oldest first. A
+        flag is also looked for without its dashes, as a config file key ("experimental-x" beside `// Deprecated`)."""
         pattern = _STATED.get(kind)
-        for o in self.occ if pattern else []:
-            lines = self.text(o).splitlines()
-            for i in term_lines(self.text(o), self.q.term):
-                window = " ".join(lines[i: i + 2])
-                if pattern.search(window):
-                    return o, window.strip()[:300]
+        if pattern is None:
+            return None
+        for term in dict.fromkeys([self.q.term, self.q.term.lstrip("-")]):
+            occ = self.occ if term == self.q.term else self.timeline.occurrences(self.q.product, term)
+            for o in occ:
+                lines = self.text(o).splitlines()
+                for i in term_lines(self.text(o), term):
+                    window = " ".join(ln.strip() for ln in lines[max(0, i - 1): i + 2])
+                    if pattern.search(window):
+                        return o, window[:300]
         return None
 
 

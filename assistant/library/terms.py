@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["identifiers", "is_identifier", "normal_term", "token_pattern"]
+__all__ = ["identifiers", "is_identifier", "normal_term", "token_pattern", "strength"]
 
 # A path: two segments or more after a slash that follows no word character ("/api/v1/query", not "and/or").
 _PATH = r"(?<![\w/.])/[A-Za-z_{][\w{}.:\-]*(?:/[\w{}.:\-]+)+"
@@ -49,11 +49,19 @@ def is_identifier(token: str) -> bool:
     return "_" in core or "=" in core or bool(_DOTTED.search(core)) or bool(_CAMEL.search(core))
 
 
+def strength(term: str) -> int:
+    """How surely a term names one thing: flags, paths, keys and dotted names (0) before CamelCase words (1), such
+    as "gRPC", which are often product words rather than names."""
+    return 0 if term[:1] in "-/" or "_" in term or "=" in term or _DOTTED.search(term) else 1
+
+
 def identifiers(text: str) -> list[str]:
     """The normalised identifiers in a text, in order, each once (`--flag=value` gives it and then `--flag`)."""
     out: dict[str, None] = {}
     for m in _TOKEN.finditer(text):
         token = m.group().rstrip("-.:")
+        if re.match(r"-[A-Za-z]", token) and (m.start() == 0 or text[m.start() - 1] == "\n"):
+            token = token[1:]  # a diff's "-" at the start of a line ("-etcd_debugging_..." in a downgrade guide)
         if is_identifier(token):
             out[normal_term(token)] = None
             if "=" in token:
@@ -64,4 +72,6 @@ def identifiers(text: str) -> list[str]:
 @lru_cache(maxsize=512)
 def token_pattern(term: str) -> re.Pattern:
     """The term as a whole token, any case: not inside a longer name, not with a dotted part after it."""
-    return re.compile(r"(?<![\w\-.])" + re.escape(normal_term(term)) + r"(?![\w\-]|\.[\w])", re.IGNORECASE)
+    # A "-" or "+" at the start of a line is a diff marker, not part of the name.
+    return re.compile(r"(?:(?<=^[-+])|(?<![\w\-.]))" + re.escape(normal_term(term)) + r"(?![\w\-]|\.[\w])",
+                      re.IGNORECASE | re.MULTILINE)

@@ -21,7 +21,10 @@ from pathlib import Path
 from assistant.library.terms import identifiers, normal_term, token_pattern
 from assistant.library.versions import sort_releases
 
-__all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections"]
+__all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections", "TIMELINE_VERSION"]
+
+# Bump when what is drawn from a file changes (terms.py's rules, how sections are cut): every file is redone once.
+TIMELINE_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tl_files (
@@ -104,7 +107,8 @@ class Timeline:
     # -- keeping it in line with the manifest -------------------------------------------------------------------
     def refresh(self, product: str, release: str, manifest) -> int:
         """Bring one release in line with the manifest; returns the number of files redone or removed."""
-        indexed = {p: r.hash for p, r in manifest.files(product, release).items() if r.status == "indexed"}
+        indexed = {p: f"{r.hash}:{TIMELINE_VERSION}" for p, r in manifest.files(product, release).items()
+                   if r.status == "indexed"}
         have = dict(self.db.execute("SELECT path, hash FROM tl_files WHERE product=? AND release=?",
                                     (product, release)).fetchall())
         gone = [p for p in have if p not in indexed]
