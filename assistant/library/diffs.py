@@ -76,25 +76,53 @@ def _keyed(sections: list[SectionRow]) -> dict[tuple[str, str, int], SectionRow]
     return out
 
 
+def _leaf_words(heading: str) -> set[str]:
+    return set(re.findall(r"\w+", heading.rsplit(" > ", 1)[-1].lower()))
+
+
+def _renamed(a: SectionRow, b: SectionRow) -> bool:
+    """Same file; most words in common, or one heading's words inside the other's ("Float literals" -> "Float
+    literals and time durations") under the same parent."""
+    if _similar(a, b) >= RENAME_SIMILARITY:
+        return True
+    wa, wb = _leaf_words(a.heading), _leaf_words(b.heading)
+    pa, pb = a.heading.rpartition(" > ")[0], b.heading.rpartition(" > ")[0]
+    same_parent = pa == pb or _tail(pa) == pb or pa == _tail(pb)
+    return same_parent and bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
+
+
+def _tail(heading: str) -> str:
+    """The breadcrumb without the page's own title (a page whose H1 became its front-matter title keeps its
+    sections: "Querying Prometheus > Subquery" is "Subquery")."""
+    return heading.split(" > ", 1)[1] if " > " in heading else heading
+
+
 def diff_sections(old: list[SectionRow], new: list[SectionRow]) -> list[SectionChange]:
     """Changes from `old` to `new`, in the new file order (removed sections where they stood)."""
     a, b = _keyed(old), _keyed(new)
-    out: list[SectionChange] = []
-    for key in a.keys() & b.keys():
-        if a[key].digest != b[key].digest:
-            out.append(SectionChange("changed", key[0], a[key], b[key]))
-    gone = [a[k] for k in a.keys() - b.keys()]
-    came = [b[k] for k in b.keys() - a.keys()]
+    common = a.keys() & b.keys()
+    gone = {k: a[k] for k in a.keys() - common}
+    came = {k: b[k] for k in b.keys() - common}
+    # Second pass: the same section under a page title added or dropped from the breadcrumb.
+    pairs = [(a[k], b[k]) for k in common]
+    for ka, sa in list(gone.items()):
+        for kb, sb in list(came.items()):
+            if ka[0] == kb[0] and ka[2] == kb[2] and (_tail(ka[1]) == kb[1] or ka[1] == _tail(kb[1])):
+                pairs.append((sa, sb))
+                del gone[ka], came[kb]
+                break
+    out = [SectionChange("changed", sa.path, sa, sb) for sa, sb in pairs if sa.digest != sb.digest]
+    left = sorted(came.values(), key=lambda s: (s.path, s.ord))
     # A heading renamed keeps its file and most of its words: pair each gone section with its closest newcomer.
-    for g in sorted(gone, key=lambda s: (s.path, s.ord)):
-        pairs = [(_similar(g, c), c) for c in came if c.path == g.path]
-        best = max(pairs, key=lambda p: p[0], default=None)
-        if best is not None and best[0] >= RENAME_SIMILARITY:
-            out.append(SectionChange("renamed", g.path, g, best[1]))
-            came.remove(best[1])
+    for g in sorted(gone.values(), key=lambda s: (s.path, s.ord)):
+        match = next((c for c in sorted((c for c in left if c.path == g.path), key=lambda c: -_similar(g, c))
+                      if _renamed(g, c)), None)
+        if match is not None:
+            out.append(SectionChange("renamed", g.path, g, match))
+            left.remove(match)
         else:
             out.append(SectionChange("removed", g.path, g, None))
-    out += [SectionChange("added", c.path, None, c) for c in came]
+    out += [SectionChange("added", c.path, None, c) for c in left]
     return sorted(out, key=lambda c: (c.path, (c.new or c.old).ord, c.kind))
 
 
