@@ -19,8 +19,8 @@ from assistant.answering.timeline_questions import (
     term_lines,
 )
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes
-from assistant.library.terms import identifiers, token_pattern
+from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
+from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 
 __all__ = ["answer_timeline_question", "answer_change_question", "term_value"]
@@ -93,11 +93,22 @@ def _section_delta(c: SectionChange) -> tuple[str, str]:
     return (removed[0][:160] if removed else ""), (added[0][:160] if added else "")
 
 
-def _relevant(c: SectionChange, term: str | None, topic: list[str]) -> bool:
-    texts = " ".join(s.heading + "\n" + s.text for s in (c.old, c.new) if s is not None)
+def _relevant(changes: list[SectionChange], term: str | None, topic: list[str]) -> list[SectionChange]:
+    """The changes a question is about: those holding its term; else those whose file name and heading best match
+    its other words (a file name counts double: "the basics page" is querying/basics.md); else all."""
     if term:
-        return bool(token_pattern(term).search(texts)) or term in texts.lower()
-    return not topic or any(w in texts.lower() for w in topic)
+        return [c for c in changes if any(token_pattern(term).search(s.heading + "\n" + s.text) or
+                                          term in s.text.lower() for s in (c.old, c.new) if s is not None)]
+    if not topic:
+        return changes
+
+    def score(c: SectionChange) -> int:
+        name = c.path.rsplit("/", 1)[-1].lower()
+        headings = " ".join(s.heading for s in (c.old, c.new) if s is not None).lower()
+        return sum(2 * (w in name) + (w in headings) for w in topic)
+
+    best = max((score(c) for c in changes), default=0)
+    return [c for c in changes if score(c) == best] if best else changes
 
 
 def _cite_section(ans: TimelineAnswer, s, term: str | None) -> str:
@@ -205,7 +216,7 @@ def _did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans:
 
 def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
     old, new = diff.old_release, diff.new_release
-    changes = [c for c in diff.changes if _relevant(c, q.term, q.topic if q.kind == "changed_between" else [])]
+    changes = _relevant(diff.changes, q.term, q.topic if q.kind == "changed_between" else [])
     if q.term is None and q.kind == "changed_between" and not changes:
         changes = diff.changes
     about = f" about `{q.term}`" if q.term else ""
@@ -214,14 +225,18 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer) -
              f"{sum(c.kind == 'removed' for c in changes)} removed, {sum(c.kind == 'renamed' for c in changes)} "
              "renamed."]
     # The docs' own account first: release notes and upgrade guides new or changed in the newer release.
-    notes = [c for c in changes if c.new is not None and c.kind != "removed" and is_release_notes(c.path, c.heading)]
+    notes = sorted((c for c in changes if c.new is not None and c.kind != "removed" and
+                    is_release_notes(c.path, c.heading)), key=lambda c: (notes_rank(c.path, new), c.path, c.new.ord))
+    in_notes: dict[str, int] = {}
     if notes and not q.term:
-        named = list(dict.fromkeys(t for c in notes for t in identifiers(c.new.text)))[:MAX_TERMS]
+        named = list(dict.fromkeys(t for c in notes for t in identifiers(c.new.text)))
+        in_notes = {t: i for i, t in enumerate(named)}
+        named = named[:MAX_TERMS]
         lines.append(f"The release notes and upgrade guides of {new} "
                      + " ".join(dict.fromkeys(_cite_section(ans, c.new, None) for c in notes[:4]))
                      + (f" name: {', '.join(named)}." if named else "."))
     listed = sorted(changes, key=lambda c: (not is_release_notes(c.path, c.heading) if q.term is None else 0,
-                                            {"renamed": 0, "changed": 1, "added": 2, "removed": 3}[c.kind]))
+                                            {"renamed": 0, "added": 1, "removed": 2, "changed": 3}[c.kind]))
     for c in listed[:MAX_LISTED]:
         where = f"{c.path} › {c.heading or '(top)'}"
         if c.kind == "changed":
@@ -237,17 +252,23 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer) -
             lines.append(f"- removed in {new}: {where} (last in {old} {_cite_section(ans, c.old, q.term)})")
     if len(changes) > MAX_LISTED:
         lines.append(f"… and {len(changes) - MAX_LISTED} more (the Library page's What changed view lists all).")
-    added, removed = diff.terms_added, diff.terms_removed
+    # Identifiers only: a new heading is already listed as a section added.
+    added = [t for t in diff.terms_added if is_identifier(t)]
+    removed = [t for t in diff.terms_removed if is_identifier(t)]
     if q.term or (q.kind == "changed_between" and q.topic):
         words = [q.term] if q.term else q.topic
         scope = {t for c in changes for s in (c.old, c.new) if s is not None for t in identifiers(s.text)}
         added = [t for t in added if t in scope or any(w and w in t for w in words)]
         removed = [t for t in removed if t in scope or any(w and w in t for w in words)]
-    flags = lambda ts: sorted(ts, key=lambda t: (not t.startswith("-"), "_" not in t and not t.startswith("-"), t))
-    if added:
-        lines.append(f"New in {new}: {', '.join(flags(added)[:MAX_TERMS])}.")
-    if removed:
-        lines.append(f"No longer in {new}: {', '.join(flags(removed)[:MAX_TERMS])}.")
+    # Flags apart from keys, metrics and paths; each in the order the release's own notes name them.
+    order = lambda ts: sorted(ts, key=lambda t: (in_notes.get(t, len(in_notes)), t))
+    for label, terms in ((f"New in {new}", added), (f"No longer in {new}", removed)):
+        flags = [t for t in terms if t.startswith("-")]
+        others = [t for t in terms if not t.startswith("-")]
+        if flags:
+            lines.append(f"{label}, flags: {', '.join(order(flags)[:MAX_TERMS])}.")
+        if others:
+            lines.append(f"{label}, names and keys: {', '.join(order(others)[:MAX_TERMS])}.")
     if len(lines) == 1 and not changes:
         ans.missing = bool(q.term)
         lines[0] = f"Nothing{about} changed in {q.product} between {old} and {new}: every section reads the same."

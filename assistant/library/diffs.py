@@ -15,13 +15,17 @@ from typing import Literal
 
 from assistant.library.timeline import SectionRow, Timeline
 
-__all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_release_notes"]
+__all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_release_notes", "notes_rank"]
 
 ChangeKind = Literal["added", "removed", "changed", "renamed"]
 # A removed and an added section of one file with this much of their words in common are one section renamed.
 RENAME_SIMILARITY = 0.6
 _NOTES = re.compile(r"change[-_ ]?log|changes|release[-_ ]?notes?|what'?s[-_ ]?new|news|upgrad|migrat|downgrad",
                     re.IGNORECASE)
+# A heading says so in its first words ("Upgrade checklists", "Release notes for 3.5"), not in passing
+# ("message DowngradeInfo" in an API reference).
+_NOTES_HEADING = re.compile(r"^\W*(?:change[-_ ]?log|changes\b|release[-_ ]?notes?|what'?s[-_ ]?new|upgrad\w*\b|"
+                            r"migrat\w*\b|downgrad\w*\b)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,17 @@ class ReleaseDiff:
 
 def is_release_notes(path: str, heading: str = "") -> bool:
     """A changelog, release notes, upgrade, downgrade or migration guide, by file name or heading."""
-    return bool(_NOTES.search(path.rsplit("/", 1)[-1]) or _NOTES.search(heading.split(" > ", 1)[0]))
+    return bool(_NOTES.search(path.rsplit("/", 1)[-1]) or _NOTES_HEADING.search(heading.split(" > ", 1)[0]))
+
+
+def notes_rank(path: str, release: str) -> tuple[bool, bool]:
+    """Sort key of release notes for a release: those naming its version ("upgrade_3_6.md" for v3.6) first, then
+    upgrade guides and changelogs before downgrade guides."""
+    core = re.search(r"\d+(?:\.\d+)*", release)
+    digits = core.group().split(".") if core else []
+    name = path.rsplit("/", 1)[-1].lower()
+    named = bool(digits) and bool(re.search(r"(?<!\d)" + r"[._-]?".join(digits[:2]) + r"(?!\d)", name))
+    return (not named, "downgrad" in name)
 
 
 def _words(text: str) -> set[str]:
@@ -94,7 +108,7 @@ def _renamed(a: SectionRow, b: SectionRow) -> bool:
 def _tail(heading: str) -> str:
     """The breadcrumb without the page's own title (a page whose H1 became its front-matter title keeps its
     sections: "Querying Prometheus > Subquery" is "Subquery")."""
-    return heading.split(" > ", 1)[1] if " > " in heading else heading
+    return heading.split(" > ", 1)[1] if " > " in heading else ""
 
 
 def diff_sections(old: list[SectionRow], new: list[SectionRow]) -> list[SectionChange]:
