@@ -41,8 +41,11 @@ def test_what_changed_view_lists_sections_old_beside_new_and_a_term_timeline(tmp
     # Old beside new: the changed section holding --snapshot-count shows 100000 on the left and 10000 on the right.
     texts = [t.value for t in at.text]
     assert any("--snapshot-count '100000'" in t for t in texts) and any("--snapshot-count '10000'" in t for t in texts)
-    at.multiselect(key="diff_kinds").set_value(["added"]).run()
-    assert all(e.label.startswith("added") for e in at.expander)
+    at.multiselect(key="diff_kinds").set_value(["changed"]).run()
+    shown = [e.label for e in at.expander if " › " in e.label]
+    assert shown and all(lab.startswith("changed") for lab in shown), shown
+    at.multiselect(key="diff_kinds").set_value(["renamed"]).run()
+    assert [e.label for e in at.expander if " › " in e.label and not e.label.startswith("renamed")] == []
     at.text_input(key="timeline_term").set_value("--log-format").run()
     rows = next(d.value for d in at.dataframe if "present" in d.value.columns)
     assert rows[["release", "present"]].values.tolist() == [["v3.5", False], ["v3.6", True]]
