@@ -195,3 +195,15 @@ def test_scoring_reads_the_first_release_named():
     assert score_timeline(item, "`x` first appears in etcd v3.5; v3.4 does not.", ["v3.4", "v3.5", "v3.6"]).right
     assert not score_timeline(item, "In v3.4 it was not there; v3.5 has it", ["v3.4", "v3.5", "v3.6"]).right
     assert releases_named("v3.5.0 and 2.53", ["v2.53.0", "v3.5.0"]) == ["v3.5.0"]
+
+
+def test_an_llm_only_phrases_and_one_that_drops_a_fact_is_not_used(library):
+    from assistant.answering.change_questions import phrase
+    from assistant.backends.chat import FakeChat
+
+    a = ask(library, "etcd", "Did the default --snapshot-count change between etcd 3.5 and 3.6?")
+    good = "In v3.6 the default --snapshot-count went from 100000 in v3.5 [1] down to 10000 in v3.6 [2]."
+    llm = FakeChat([good, "It changed to 10000 [2]."])
+    assert phrase(a, "q", llm) == good
+    assert a.answer in llm.history[0][1]["content"]
+    assert phrase(a, "q", llm) == a.answer  # dropped the old value, v3.5 and [1]: the timeline's words stay

@@ -18,12 +18,13 @@ from assistant.answering.timeline_questions import (
     parse_timeline_question,
     term_lines,
 )
+from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 
-__all__ = ["answer_timeline_question", "answer_change_question", "term_value"]
+__all__ = ["answer_timeline_question", "answer_change_question", "phrase", "term_value"]
 
 MAX_LISTED = 8    # changed sections listed in an answer
 MAX_TERMS = 20    # identifiers listed as added or removed
@@ -274,3 +275,26 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer) -
         lines[0] = f"Nothing{about} changed in {q.product} between {old} and {new}: every section reads the same."
     ans.answer = "\n".join(lines)
     return ans
+
+
+_PHRASE = ("Rewrite this answer about documentation releases as clear prose for an engineer. Keep every fact, every "
+           "release name and value exactly as written, and every citation marker such as [1] next to what it cites. "
+           "Add nothing. Reply with the answer only.")
+
+
+def phrase(answer: TimelineAnswer, question: str, llm) -> str:
+    """The answer in the LLM's words, or the answer as it stands when the LLM fails or drops a release, a value or
+    a citation: the model only phrases, the timeline decides."""
+    if llm is None or answer.missing:
+        return answer.answer
+    try:
+        text = llm.chat([{"role": "system", "content": _PHRASE},
+                         {"role": "user", "content": f"Question: {question}\n\nAnswer:\n{answer.answer}"}],
+                        max_tokens=700).strip()
+    except LLMError:
+        return answer.answer
+    kept = re.findall(r"\[\d+\]", answer.answer)
+    facts = [r for r in answer.releases] + re.findall(r"(?<=from )\S+|(?<=to )\S+(?= in)", answer.answer)
+    if not text or any(m not in text for m in kept) or any(f not in text for f in facts):
+        return answer.answer
+    return text

@@ -16,7 +16,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from assistant.answering import citations as cite
 from assistant.answering import knowledge as kn
 from assistant.answering.catalogue_questions import answer_catalogue_question
-from assistant.answering.change_questions import answer_timeline_question
+from assistant.answering.change_questions import answer_timeline_question, phrase
 from assistant.answering.extractive import extractive_answer
 from assistant.answering.fusion import lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
@@ -175,7 +175,7 @@ class Pipeline:
             res.knowledge_missing = found.missing
             res.knowledge = {"missing": found.missing, "reason": "the release timeline" + (
                 " holds nothing on it" if found.missing else f" ({len(found.cited)} passages)"), "relevance": 1.0}
-            res.answer, res.sources = cite.apply(res.answer, found.sources())
+            res.answer, res.sources = cite.apply(phrase(found, t.question, t.llm), found.sources())
             t.done = True
         return t
 

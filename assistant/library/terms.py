@@ -36,6 +36,7 @@ def normal_term(term: str) -> str:
     return t.rstrip(".,;:!?").lower()
 
 
+@lru_cache(maxsize=1 << 16)
 def is_identifier(token: str) -> bool:
     """Whether a token names something (a flag, key, metric, path, CamelCase name) rather than being a prose word."""
     t = token.rstrip("-.")
@@ -59,7 +60,10 @@ def identifiers(text: str) -> list[str]:
     """The normalised identifiers in a text, in order, each once (`--flag=value` gives it and then `--flag`)."""
     out: dict[str, None] = {}
     for m in _TOKEN.finditer(text):
-        token = m.group().rstrip("-.:")
+        token = m.group()
+        if token.isalpha() and (token.islower() or token[1:].islower()) or token.isdigit():
+            continue  # a prose word or a number, the bulk of any text: settled without the rules below
+        token = token.rstrip("-.:")
         if re.match(r"-[A-Za-z]", token) and (m.start() == 0 or text[m.start() - 1] == "\n"):
             token = token[1:]  # a diff's "-" at the start of a line ("-etcd_debugging_..." in a downgrade guide)
         if is_identifier(token):
