@@ -173,6 +173,8 @@ def _did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans:
                 break
             best = best or (None, s)
         found[rel] = best
+    if not is_identifier(q.term) and timeline.terms_containing(q.product, q.term):
+        return _names_changed(q, timeline, diff, ans)
     stated = _notes_values(timeline, q, diff)
     if stated is not None and found[old] is not None:
         v_old, v_new, section = stated
@@ -212,6 +214,31 @@ def _did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans:
         ans.answer = (f"Yes: what the docs say about {name} changed between {old} {c_old} and {new} {c_new}.\n"
                       + "".join(f"{old}: \"{ln[:200]}\"\n" for ln in gone)
                       + "".join(f"{new}: \"{ln[:200]}\"\n" for ln in came)).strip()
+    return ans
+
+
+def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
+    """A word that is no name of its own ("GOMEMLIMIT"): compare the identifiers that carry it in both releases."""
+    old, new = diff.old_release, diff.new_release
+    names = {rel: timeline.terms_containing(q.product, q.term, rel) for rel in (old, new)}
+    if not names[old] and not names[new]:
+        ans.missing = True
+        ans.answer = f"Neither {q.product} {old} nor {new} mentions `{q.term}`."
+        return ans
+
+    def cited(rel: str) -> str:
+        for term in names[rel][:1]:
+            o = next((o for o in timeline.occurrences(q.product, term) if o.release == rel), None)
+            s = timeline.section(q.product, rel, o.path, o.ord) if o else None
+            if s is not None:
+                return _cite_section(ans, s, term)
+        return ""
+
+    same = names[old] == names[new]
+    ans.answer = (f"{'No' if same else 'Yes'}: the names with `{q.term}` in them "
+                  f"{'are the same' if same else 'differ'} in {q.product} {old} and {new}.\n"
+                  f"{old}: {', '.join(names[old]) or 'none'} {cited(old)}\n"
+                  f"{new}: {', '.join(names[new]) or 'none'} {cited(new)}").strip()
     return ans
 
 

@@ -142,12 +142,14 @@ def _term(question: str, spans: list[tuple[int, int]], timeline: Timeline, produ
         for p in products:
             if timeline.occurrences(p, g, scan=False):
                 return g, p
-    best: tuple[int, str, str] | None = None
+    # A word written in capitals ("GOMEMLIMIT", "OTLP") names something: it goes before the rarest word.
+    capitals = {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", rest)}
+    best: tuple[tuple[bool, int], str, str] | None = None
     for w in words:
         for p in products:
-            n = len(timeline.occurrences(p, w))
-            if n and (best is None or n < best[0]):
-                best = (n, w, p)
+            n = len(timeline.occurrences(p, w)) or len(timeline.terms_containing(p, w))
+            if n and (best is None or (w not in capitals, n) < best[0]):
+                best = ((w not in capitals, n), w, p)
     return (best[1], best[2]) if best else (None, None)
 
 

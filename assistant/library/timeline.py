@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant.library.terms import identifiers, normal_term, token_pattern
+from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
 from assistant.library.versions import sort_releases
 
 __all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections", "TIMELINE_VERSION"]
@@ -188,6 +188,14 @@ class Timeline:
         like = normal_term(prefix).replace("%", "").replace("_", "\\_") + "%"
         return [r[0] for r in self.db.execute("SELECT DISTINCT term FROM tl_terms WHERE product=? AND term LIKE ? "
                                               "ESCAPE '\\' ORDER BY term LIMIT ?", (product, like, limit))]
+
+    def terms_containing(self, product: str, word: str, release: str | None = None) -> list[str]:
+        """Identifiers with the word inside (`--auto-gomemlimit` for "GOMEMLIMIT"), in one release or any."""
+        like = "%" + normal_term(word).replace("%", "").replace("_", "\\_") + "%"
+        sql, args = "SELECT DISTINCT term FROM tl_terms WHERE product=? AND term LIKE ? ESCAPE '\\'", [product, like]
+        if release is not None:
+            sql, args = sql + " AND release=?", args + [release]
+        return sorted(r[0] for r in self.db.execute(sql + " LIMIT 200", args) if is_identifier(r[0]))
 
     def counts(self) -> dict[tuple[str, str], tuple[int, int]]:
         """(product, release) -> (sections, distinct terms): what the Library page shows."""
