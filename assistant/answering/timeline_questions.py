@@ -132,6 +132,11 @@ def _term(question: str, spans: list[tuple[int, int]], timeline: Timeline, produ
         for p in products:
             if timeline.occurrences(p, t):
                 return t, p
+    for t in ids:  # a family named by its stem ("--experimental-compact-hash-check" for its -enabled and -time)
+        for p in products:
+            family = [x for x in timeline.terms_like(p, t) if x[len(t):len(t) + 1] in ("-", ".", "_")]
+            if family:
+                return min(family, key=len), p
     if ids:  # an identifier the docs never name: asked about, and missing
         return ids[0], products[0] if len(products) == 1 else None
     words = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
@@ -214,7 +219,7 @@ _STATED = {
     "introduced": re.compile(r"\b(?:added|introduced|new|available|since|starting|from|as\s+of|requires?)\b[^.\n]{0,40}?"
                              r"\bv?\d+\.\d+(?:\.\d+)?", re.IGNORECASE),
     "deprecated": re.compile(r"deprecat", re.IGNORECASE),
-    "removed": re.compile(r"\bremoved\b", re.IGNORECASE),
+    "removed": re.compile(r"\b(?:removed|no\s+longer\s+(?:supported|available|exists?))\b", re.IGNORECASE),
 }
 
 
@@ -300,7 +305,13 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
     elif q.kind == "removed":
         last = live[-1]
         after = held[held.index(last) + 1:]
-        if not after:
+        stated = r.stated("removed")
+        if not after and stated and is_release_notes(stated[0].path, stated[0].heading):
+            # Still named in the newest release, but its own upgrade notes say it is gone: their word decides.
+            text = (f"{name} is removed in {q.product} {stated[0].release}, as its upgrade notes state: "
+                    f"\"{stated[1]}\" {ans.cite(r.cited(stated[0]))}")
+            ans.releases, stated = [stated[0].release], None
+        elif not after:
             text = f"{name} has not been removed: the newest release, {last}, still documents it " \
                    f"{ans.cite(r.cited(r.best(last)))}."
             ans.releases = [last]
@@ -312,7 +323,6 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
             if note is not None:
                 text += f" {gone} mentions it only as a change {ans.cite(r.cited(note))}."
             ans.releases = [gone, last]
-        stated = r.stated("removed")
         if stated:
             text += f"\nThe docs state: \"{stated[1]}\" {ans.cite(r.cited(stated[0]))}"
         ans.answer = text
