@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from assistant.library.timeline import SectionRow, Timeline
@@ -70,8 +71,9 @@ def notes_rank(path: str, release: str) -> tuple[bool, bool]:
     return (not named, "downgrad" in name)
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[\w\-.]+", text.lower()))
+@lru_cache(maxsize=1 << 14)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[\w\-.]+", text.lower()))
 
 
 def _similar(a: SectionRow, b: SectionRow) -> float:
