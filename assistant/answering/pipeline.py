@@ -16,6 +16,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from assistant.answering import citations as cite
 from assistant.answering import knowledge as kn
 from assistant.answering.catalogue_questions import answer_catalogue_question
+from assistant.answering.change_questions import answer_timeline_question, phrase
 from assistant.answering.extractive import extractive_answer
 from assistant.answering.fusion import lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
@@ -36,6 +37,7 @@ from assistant.library.catalogue import Library
 from assistant.library.manifest import Manifest
 from assistant.library.recipe import embedding_model_tag
 from assistant.library.store import ReleaseStore, collection_name
+from assistant.library.timeline import Timeline
 from assistant.settings import Settings
 
 __all__ = ["AskResult", "Candidate", "Pipeline"]
@@ -46,7 +48,7 @@ class Pipeline:
 
     def __init__(self, settings: Settings, *, library: Library, manifest: Manifest, store, embedder,
                  intent: IntentClassifier, reranker: CrossEncoderRerank | None = None,
-                 llm: ChatModel | None = None) -> None:
+                 llm: ChatModel | None = None, timeline: Timeline | None = None) -> None:
         self.settings = settings
         self.library = library
         self.manifest = manifest
@@ -56,6 +58,7 @@ class Pipeline:
         self.intent = intent
         self.reranker = reranker
         self.llm = llm
+        self.timeline = timeline or Timeline(settings.index_dir / "timeline.sqlite")
         self._indexes: dict[tuple[str, str], ReleaseIndex] = {}
         self.model_tag = embedding_model_tag(settings)  # releases embedded by another model are searched by words
 
@@ -106,6 +109,7 @@ class Pipeline:
         run("query_check", self.check_question)       # iKnow: decline empty, gibberish, out-of-scope
         run("intent", self.detect_intent)             # iKnow: prototypical intent, for every question that passes
         run("catalogue", self.answer_from_catalogue)  # which/how many/newest/oldest releases: no search, no LLM
+        run("timeline", self.answer_from_timeline)    # when X came/went, what changed in Y: no search, no LLM
         run("routing", self.route)                    # QAMR: product and release(s); product from evidence if unnamed
         run("rewrite", self.rewrite_query)            # Ericsson/iKnow/QAMR: standalone, expanded, several queries
         run("retrieval", self.retrieve)               # Ericsson/DECO: dense + lexical, fused, per release
@@ -158,6 +162,20 @@ class Pipeline:
             res = t.result
             res.status, res.answer, res.product, res.releases = "catalogue", found.answer, found.product, found.releases
             res.product_source = "catalogue"
+            t.done = True
+        return t
+
+    def answer_from_timeline(self, t: Turn) -> Turn:
+        found = answer_timeline_question(t.question, t.catalogue, self.timeline, pinned_product=t.pinned_product)
+        if found is not None:
+            res = t.result
+            res.status, res.answer, res.product, res.releases = "timeline", found.answer, found.product, found.releases
+            res.product_source, res.release_source = "catalogue", "named" if found.releases else "none"
+            res.standalone, res.rewritten = t.question, found.query()
+            res.knowledge_missing = found.missing
+            res.knowledge = {"missing": found.missing, "reason": "the release timeline" + (
+                " holds nothing on it" if found.missing else f" ({len(found.cited)} passages)"), "relevance": 1.0}
+            res.answer, res.sources = cite.apply(phrase(found, t.question, t.llm), found.sources())
             t.done = True
         return t
 

@@ -37,6 +37,7 @@ from assistant.library.readers import read_document
 from assistant.library.recipe import index_recipe
 from assistant.library.scan import scan_release
 from assistant.library.store import ReleaseStore
+from assistant.library.timeline import Timeline
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,7 @@ class SyncReport:
     chunks: int = 0
     seconds: float = 0.0
     cancelled: bool = False
+    timeline_s: float = 0.0  # of `seconds`: bringing the release timeline (timeline.py) in line
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -131,6 +133,10 @@ class Indexer:
     @cached_property
     def embedder(self) -> Embedder:
         return self._embedder_factory()
+
+    @cached_property
+    def timeline(self) -> Timeline:
+        return Timeline(self.settings.index_dir / "timeline.sqlite")
 
     @cached_property
     def recipe(self) -> str:
@@ -227,6 +233,10 @@ class Indexer:
             if (product, release) in self.manifest.releases():  # it had been indexed: drop its collection
                 store.drop()
             self.manifest.drop_release(product, release)
+        t1 = time.perf_counter()  # every sync, even a no-op one: it also finishes a refresh a kill interrupted
+        self.timeline.refresh(product, release, self.manifest)
+        self.timeline.drop_missing(set(self.manifest.releases()))
+        report.timeline_s = round(time.perf_counter() - t1, 3)
         report.chunks = sum(r.n_chunks for r in self.manifest.files(product, release).values() if r.status == "indexed")
         report.seconds = round(time.perf_counter() - t0, 3)
         return report

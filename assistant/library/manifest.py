@@ -251,6 +251,11 @@ class Manifest:
                 out[r[0]] = ContextRow(*r)
         return out
 
+    def section_cores(self, product: str, release: str, path: str) -> list[tuple[str, str]]:
+        """(section breadcrumb, core text) of one file's context chunks in order: its sections' text, unpadded."""
+        return self.db.execute("SELECT section, core FROM contexts WHERE product=? AND release=? AND path=? "
+                               "ORDER BY ctx_no", (product, release, path)).fetchall()
+
     def generation(self, product: str, release: str) -> int:
         row = self.db.execute("SELECT generation FROM releases WHERE product=? AND release=?", (product, release)).fetchone()
         return row[0] if row else 0
