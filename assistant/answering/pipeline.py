@@ -35,6 +35,7 @@ from assistant.backends.llama_adapters import LocalEmbedding
 from assistant.library.catalogue import Library
 from assistant.library.manifest import Manifest
 from assistant.library.recipe import embedding_model_tag
+from assistant.library.lexical import tokenize
 from assistant.library.store import ReleaseStore, collection_name
 from assistant.settings import Settings
 
@@ -276,6 +277,7 @@ class Pipeline:
             release_vocab=vocab_union or None, other_vocabs=others, suggestion=suggestion,
             llm=t.llm if p.knowledge == "scores+llm" else None,
             context=[n.node.get_content() for n in contexts],
+            ignore_words=_naming_words(routing, t.catalogue),
         )
         t.result.knowledge = asdict(verdict)
         t.result.knowledge_missing = verdict.missing
@@ -419,3 +421,10 @@ class _Runner:
     def _tell(self, event: StageEvent) -> None:
         if self.observer is not None:
             self.observer(event)
+
+
+def _naming_words(routing: Routing, catalogue) -> set[str]:
+    """The words that name the product or its release ("prom", "prometheus", "v2.53"): never a feature of it."""
+    names = [routing.product or "", *routing.mentions]
+    names += [a for c in catalogue or [] if c.name == routing.product for a in getattr(c, "aliases", None) or []]
+    return {w for name in names for w in tokenize(name)}
