@@ -32,10 +32,12 @@ def variants() -> dict[str, dict[str, float]]:
     return out
 
 
-def register(name: str, fields: dict[str, float]) -> str:
+def register(name: str, fields: dict[str, float], ident_k: int | None = None) -> str:
     base = PRESETS["default"]
-    PRESETS[f"fb:{name}"] = replace(base, name=f"fb:{name}",
-                                    retrieval=replace(base.retrieval, fields=tuple(fields.items())))
+    retrieval = replace(base.retrieval, fields=tuple(fields.items()))
+    if ident_k is not None:
+        retrieval, name = replace(retrieval, ident_k=ident_k), f"{name}/k{ident_k}"
+    PRESETS[f"fb:{name}"] = replace(base, name=f"fb:{name}", retrieval=retrieval)
     return f"fb:{name}"
 
 
@@ -51,6 +53,7 @@ def main() -> int:
     ap.add_argument("--fields", nargs="+", help="extra variants, each as JSON {field: weight}")
     ap.add_argument("--product", nargs="+", help="only items of these products")
     ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--ident-k", type=int, nargs="+", help="identifier-field depths to try (each variant x each)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--diff", action="store_true", help="list the items whose hit differs between variants")
     args = ap.parse_args()
@@ -68,7 +71,11 @@ def main() -> int:
     chosen = {name: table[name] for name in (args.variants or ([] if args.fields else list(table)))}
     for i, spec in enumerate(args.fields or [], 1):
         chosen[f"custom{i}"] = json.loads(spec)
-    names = {register(name, f): name for name, f in chosen.items()}
+    names = {}
+    for name, f in chosen.items():
+        for ident_k in args.ident_k or [None]:
+            preset = register(name, f, ident_k)
+            names[preset] = preset.removeprefix("fb:")
     pipeline = build_pipeline(settings, llm=None, corrections=AppDB(settings.db_path).intent_corrections())
     report = run_eval(pipeline, dataset, EvalConfig(presets=list(names), k=args.k, search_only=True,
                                                     question_only=True))

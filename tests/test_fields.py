@@ -50,11 +50,12 @@ def test_short_fields_come_from_metadata_and_file_names_lose_their_extension():
 
 def test_probes_add_each_field_only_where_it_can_search():
     vec = np.ones(4, dtype=np.float32)
-    fields = {fl.TITLE: 0.3, fl.IDENT: 1.0, fl.HEADING_DENSE: 0.5, fl.FILE: 0.0}
+    fields = {fl.TITLE: 1.0, fl.IDENT: 2.0, fl.HEADING_DENSE: 1.0, fl.FILE: 0.3}
     spec = SearchSpec([vec], ["snapshot count"], fields=fields, field_query="default --snapshot-count",
                       identifiers=["snapshot-count"])
-    assert [(p.using, p.weight) for p in spec.probes()] == [
-        (DENSE, 1.0), (SPARSE, 1.0), (fl.TITLE, 0.3), (fl.IDENT, 1.0), (fl.HEADING_DENSE, 0.5)]
+    # A weight is a number of votes: the identifier list is fused twice, the file name (0.3) not at all.
+    assert [(p.using, p.limit) for p in spec.probes()] == [
+        (DENSE, 20), (SPARSE, 20), (fl.TITLE, 20), (fl.IDENT, 3), (fl.IDENT, 3), (fl.HEADING_DENSE, 20)]
     # No identifier in the question: no identifier prefetch. An index made before the fields: body only.
     no_ident = SearchSpec([vec], ["backup"], fields=fields, field_query="backup")
     assert fl.IDENT not in [p.using for p in no_ident.probes()]

@@ -47,9 +47,12 @@ def identifiers(question: str) -> list[str]:
     return out
 
 
-def plain_words(question: str, skip: Container[str] = ()) -> list[str]:
-    """The question's plain words (no identifier punctuation, 4+ characters, not stop words, not in `skip`)."""
-    words = [w for w in tokenize(question) if _PLAIN.fullmatch(w) and w not in STOP_WORDS and w not in skip]
+def plain_words(question: str, skip: Container[str] = (), common: Container[str] = ()) -> list[str]:
+    """The question's plain words that could name a feature: no identifier punctuation, 4+ characters, not stop
+    words, not in `skip` (the product's and release's names), not `common` (everyday words: 'automatic',
+    'problems' are absent from some release by chance, `etcdutl` and `limitk` by design)."""
+    words = [w for w in tokenize(question)
+             if _PLAIN.fullmatch(w) and w not in STOP_WORDS and w not in skip and w not in common]
     return list(dict.fromkeys(words))
 
 
@@ -79,12 +82,12 @@ def decide(relevance: float, absent: list[str], threshold: float) -> tuple[bool,
 def check(question: str, *, relevance: float, threshold: float, release_vocab: Container[str] | None,
           other_vocabs: dict[str, Container[str]], suggestion: str | None,
           llm: ChatModel | None = None, context: list[str] | None = None,
-          ignore_words: Container[str] = ()) -> KnowledgeVerdict:
+          ignore_words: Container[str] = (), common_words: Container[str] = ()) -> KnowledgeVerdict:
     terms = identifiers(question)
     absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)]
     if release_vocab is not None and other_vocabs:
         covered = {p for t in terms for p in tokenize(t)}
-        absent += release_only_words(plain_words(question, covered | set(ignore_words)), release_vocab, other_vocabs)
+        absent += release_only_words(plain_words(question, covered | set(ignore_words), common_words), release_vocab, other_vocabs)
     missing, reason = decide(relevance, absent, threshold)
     others = sorted((r for r, vocab in other_vocabs.items() if absent and all(term_present(t, vocab) for t in absent)),
                     key=_release_key)

@@ -46,6 +46,7 @@ class RetrievalParams:
     # DECO's multi-field search (rrf only): extra fields of the store (library/fields.py) and their RRF weights,
     # searched with the first query (the question as asked); the identifier field with the question's identifiers.
     fields: tuple[tuple[str, float], ...] = ()
+    ident_k: int = 3  # how many of the identifier field's hits are fused (its best: where the identifier is defined)
 
 
 @dataclass
@@ -137,7 +138,7 @@ class HybridRetriever(BaseRetriever):
                 skipped.append(index.release)
             spec = SearchSpec(vectors if dense_ok else [], lexical, p.dense_k, p.bm25_k, fuse=p.fusion == "rrf",
                               rrf_k=p.rrf_k, dense_weight=p.dense_weight, fields=dict(p.fields), field_query=first,
-                              identifiers=idents)
+                              identifiers=idents, ident_k=p.ident_k)
             ranked, dense_lists, lexical_lists = index.store.hybrid(spec)
             for hit in ranked:
                 nodes.setdefault(hit.chunk_id, hit.node)

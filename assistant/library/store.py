@@ -83,6 +83,7 @@ class SearchSpec:
     fields: dict[str, float] = field(default_factory=dict)
     field_query: str = ""
     identifiers: list[str] = field(default_factory=list)
+    ident_k: int = 3  # the identifier field's few best: the entries that define it, not every chunk naming it
 
     def weights(self) -> list[float]:
         return [self.dense_weight * 2] * len(self.dense) + [(1 - self.dense_weight) * 2] * len(self.lexical)
@@ -94,19 +95,22 @@ class SearchSpec:
         out += [Probe(SPARSE, None, query_sparse(t), self.lexical_k, (1 - self.dense_weight) * 2) for t in self.lexical]
         if not self.fuse:
             return out
+        # A field's weight is how many times its list is fused (its votes): the engine's weighted RRF barely moves
+        # at k = 60 (README: "Ranking"), a list fused twice counts twice. Fractions round to the nearest count.
         for name, weight in self.fields.items():
-            if name not in available or weight <= 0:
+            votes = round(weight)
+            if name not in available or votes <= 0:
                 continue
             if name == fl.HEADING_DENSE:
                 if self.dense:
-                    out.append(Probe(name, [float(x) for x in self.dense[0]], None, self.dense_k, weight))
+                    out += [Probe(name, [float(x) for x in self.dense[0]], None, self.dense_k, 1.0)] * votes
             elif name == fl.IDENT:
                 if self.identifiers:
-                    out.append(Probe(name, None, fl.ident_query(self.identifiers), self.lexical_k, weight))
+                    out += [Probe(name, None, fl.ident_query(self.identifiers), self.ident_k, 1.0)] * votes
             elif self.field_query:
                 sparse = query_sparse(self.field_query)
                 if sparse[0]:
-                    out.append(Probe(name, None, sparse, self.lexical_k, weight))
+                    out += [Probe(name, None, sparse, self.lexical_k, 1.0)] * votes
         return out
 
 
