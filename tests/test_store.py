@@ -266,6 +266,7 @@ def test_an_index_made_by_local_mode_is_rebuilt_by_the_next_sync_with_progress(t
     from qdrant_client import QdrantClient, models
 
     from assistant.components import build_pipeline, close_stores
+    from assistant.library.recipe import STORE_FORMAT
     from assistant.library.store import collection_name
 
     settings, indexer, folder = _small_library(tmp_path)
@@ -282,7 +283,7 @@ def test_an_index_made_by_local_mode_is_rebuilt_by_the_next_sync_with_progress(t
     (index / "bm25" / name).mkdir(parents=True)
     (index / "bm25" / name / "bm25.npz").write_bytes(b"an earlier version's BM25 weights")
     with sqlite3.connect(index / "manifest.sqlite") as db:
-        db.execute("UPDATE files SET recipe = replace(recipe, '.store2', '')")
+        db.execute("UPDATE files SET recipe = replace(recipe, ?, '')", (f".store{STORE_FORMAT}",))
 
     from assistant.components import build_indexer
 
