@@ -37,7 +37,6 @@ from assistant.backends.llama_adapters import LocalEmbedding
 from assistant.library.catalogue import Library
 from assistant.library.manifest import Manifest
 from assistant.library.recipe import embedding_model_tag
-from assistant.library.lexical import tokenize
 from assistant.library.store import ReleaseStore, collection_name
 from assistant.library.timeline import Timeline
 from assistant.settings import Settings
@@ -74,9 +73,7 @@ class Pipeline:
 
     @cached_property
     def common_words(self) -> frozenset[str]:
-        """Everyday words: the whole words of the embedding model's vocabulary (WordPiece keeps ~20k of them)."""
-        vocab = getattr(getattr(self.embedder, "tokenizer", None), "get_vocab", dict)()
-        return frozenset(w for w in vocab if w.isalpha() and w.islower())
+        return kn.everyday_words(getattr(self.embedder, "tokenizer", None))
 
     def vocab(self, *releases: tuple[str, str]) -> Lexicon:
         """The indexed words of these (product, release) pairs, asked of the store's sparse index."""
@@ -302,7 +299,7 @@ class Pipeline:
             release_vocab=vocab_union or None, other_vocabs=others, suggestion=suggestion,
             llm=t.llm if p.knowledge == "scores+llm" else None,
             context=[n.node.get_content() for n in contexts],
-            ignore_words=_naming_words(routing, t.catalogue), common_words=self.common_words,
+            ignore_words=kn.naming_words(routing.product, routing.mentions, t.catalogue), common_words=self.common_words,
         )
         t.result.knowledge = asdict(verdict)
         t.result.knowledge_missing = verdict.missing
@@ -447,10 +444,3 @@ class _Runner:
     def _tell(self, event: StageEvent) -> None:
         if self.observer is not None:
             self.observer(event)
-
-
-def _naming_words(routing: Routing, catalogue) -> set[str]:
-    """The words that name the product or its release ("prom", "prometheus", "v2.53"): never a feature of it."""
-    names = [routing.product or "", *routing.mentions]
-    names += [a for c in catalogue or [] if c.name == routing.product for a in getattr(c, "aliases", None) or []]
-    return {w for name in names for w in tokenize(name)}
