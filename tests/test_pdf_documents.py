@@ -139,3 +139,24 @@ def test_a_cited_pdf_page_names_its_printed_label_and_opens_at_its_index(tmp_pat
     assert open_label(source) == "Open at page 2 (PDF page 4)"
     view = open_source(made.path, source)
     assert isinstance(view, PdfView) and view.page == 4 and view.boxes
+
+
+def test_a_manifest_from_before_page_labels_gains_the_column(tmp_path):
+    """An index made before issue 15 opens, reads its contexts without a label, and stores labels from then on."""
+    import sqlite3
+
+    from assistant.library.manifest import ContextRow, Manifest
+
+    path = tmp_path / "manifest.sqlite"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE contexts (id TEXT PRIMARY KEY, product TEXT NOT NULL, release TEXT NOT NULL, path TEXT "
+                "NOT NULL, ctx_no INTEGER NOT NULL, title TEXT, section TEXT, page INTEGER, text TEXT NOT NULL, core "
+                "TEXT NOT NULL)")
+    old.execute("INSERT INTO contexts VALUES ('c0', 'p', 'r', 'a.pdf', 0, 'T', '', 3, 'old text', 'old text')")
+    old.commit()
+    old.close()
+    manifest = Manifest(path)
+    assert manifest.contexts(["c0"])["c0"].page_label is None
+    manifest.commit_indexed("p", "r", "b.pdf", "h", 1, 2, [], [
+        ContextRow("c1", "p", "r", "b.pdf", 0, "T", "", 3, "new text", "new text", "i")], recipe="x")
+    assert (manifest.contexts(["c1"])["c1"].page, manifest.contexts(["c1"])["c1"].page_label) == (3, "i")
