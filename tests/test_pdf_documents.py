@@ -107,6 +107,8 @@ def test_heading_numbers_must_follow_in_order():
 def test_hyphen_join_keeps_a_compound_the_document_spells_with_its_hyphen():
     pages = [["It gives fine-", "grained control.", "Use fine-grained locks; the mainte-", "nance window."]]
     assert join_hyphenated(pages) == [["It gives fine-grained control.", "Use fine-grained locks; the maintenance window."]]
+    across = [["The snapshot is writ-", ""], ["", "ten to disk before compaction."]]
+    assert join_hyphenated(across) == [["The snapshot is written", ""], ["", "to disk before compaction."]]
 
 
 def test_wrapped_cells_join_their_row_but_a_new_row_does_not():
