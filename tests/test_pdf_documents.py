@@ -78,11 +78,23 @@ def test_table_row_with_a_wrapped_cell_stays_one_line(manual):
 def test_chunks_carry_page_index_and_printed_label(manual):
     from assistant.library.chunking import DualChunkParser, section_documents
 
-    _, doc = manual
+    made, doc = manual
     parser = DualChunkParser(lambda texts: [len(t.split()) for t in texts])
     nodes = parser.get_nodes_from_documents(section_documents(doc, product="etcd", release="v3.6", path="guide.pdf"))
     flag = next(n for n in nodes if n.metadata["kind"] == "search" and "--snapshot-count |" in n.get_content())
-    assert (flag.metadata["page"], flag.metadata["page_label"]) == (4, "2")
+    page = made.headings[-1][1]  # the flag table's page: the front matter's two pages come first
+    assert (flag.metadata["page"], flag.metadata["page_label"]) == (page, str(page - 2))
+
+
+def test_a_long_pdf_table_gives_one_search_chunk_per_row_under_its_header(manual):
+    from assistant.library.chunking import DualChunkParser, section_documents
+
+    made, doc = manual
+    parser = DualChunkParser(lambda texts: [len(t.split()) for t in texts], search_tokens=60)
+    nodes = parser.get_nodes_from_documents(section_documents(doc, product="etcd", release="v3.6", path="guide.pdf"))
+    rows = [n.get_content() for n in nodes if n.metadata["kind"] == "search" and "--snapshot-count |" in n.get_content()]
+    assert len(rows) == 1 and rows[0].splitlines()[0] == "Flag | Default | Description"
+    assert len(rows[0].splitlines()) == 2
 
 
 # ---------------------------------------------------------------- the decisions, one by one
@@ -136,11 +148,12 @@ def test_a_cited_pdf_page_names_its_printed_label_and_opens_at_its_index(tmp_pat
     result = build_pipeline(settings, llm=None).ask(
         "Which flag sets the number of committed transactions to trigger a snapshot?", search_only=True).to_json()
     source = next(s for s in result["sources"] if "--snapshot-count |" in s["text"])
-    assert (source["page"], source["page_label"]) == (4, "2")
-    assert " p.2 (PDF page 4) § 4 Member flags" in source_label(source).replace("\\", "")
-    assert open_label(source) == "Open at page 2 (PDF page 4)"
+    page = made.headings[-1][1]
+    assert (source["page"], source["page_label"]) == (page, str(page - 2))
+    assert f" p.{page - 2} (PDF page {page}) § 4 Member flags" in source_label(source).replace("\\", "")
+    assert open_label(source) == f"Open at page {page - 2} (PDF page {page})"
     view = open_source(made.path, source)
-    assert isinstance(view, PdfView) and view.page == 4 and view.boxes
+    assert isinstance(view, PdfView) and view.page == page and view.boxes
 
 
 def test_a_manifest_from_before_page_labels_gains_the_column(tmp_path):

@@ -1,5 +1,6 @@
 """Reference blocks split at their entries (issue 15, point 3): a section's text goes in, its blocks come out, and a
-block that is a flag list, a configuration reference, an option list or a table carries its entries.
+block that is a flag list, a configuration reference, an option list or a table (Markdown, or cells joined by " | "
+as the PDF reader writes them) carries its entries.
 
 A long reference page packed into 200-token chunks puts five flags in one chunk, and that chunk loses to a narrative
 page using the same words. The chunker makes each entry of a long reference block a search chunk of its own, under
@@ -73,6 +74,13 @@ def _reference_at(lines: list[str], i: int) -> tuple[int, list[str]]:
         while end < len(lines) and _TABLE_ROW.match(lines[end]):
             end += 1
         return end, table_entries(lines[i:end])
+    if " | " in lines[i] and not lines[i].lstrip().startswith("|"):
+        end = i + 1
+        while end < len(lines) and lines[end].count(" | ") == lines[i].count(" | "):
+            end += 1
+        rows = lines[i:end]
+        ruled = len(rows) > 1 and _TABLE_RULE.match(rows[1])  # a Markdown table written without outer pipes
+        return end, table_entries(rows) if ruled else cell_entries(rows)
     if _OPTION_ITEM.match(lines[i]):
         end = _list_end(lines, i)
         return end, option_entries(lines[i:end])
@@ -110,6 +118,14 @@ def table_entries(rows: list[str]) -> list[str]:
     # A reference table names something in its first column; a table of measurements (numbers first) is data.
     named = sum(bool(re.search(r"[A-Za-z]", row.strip().strip("|").split("|")[0])) for row in body)
     return [f"{head}\n{row}" for row in body] if len(body) >= MIN_ENTRIES and named * 2 > len(body) else []
+
+
+def cell_entries(rows: list[str]) -> list[str]:
+    """A table read from a PDF (cells joined by " | ", as readers/pdf_layout.py writes them): one entry per row
+    under the first row, its header."""
+    body = rows[1:]
+    named = sum(bool(re.search(r"[A-Za-z]", row.split(" | ")[0])) for row in body)
+    return [f"{rows[0]}\n{row}" for row in body] if len(body) >= MIN_ENTRIES and named * 2 > len(body) else []
 
 
 def option_entries(lines: list[str]) -> list[str]:
