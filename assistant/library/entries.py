@@ -35,8 +35,10 @@ class Block:
     entries: tuple[str, ...] = ()
 
 
-def split_blocks(text: str) -> list[Block]:
-    """The section's text as prose runs and reference blocks, in order; prose text is returned as it came."""
+def split_blocks(text: str, *, cells: bool = False) -> list[Block]:
+    """The section's text as prose runs and reference blocks, in order; prose text is returned as it came. `cells`:
+    the text is a PDF page's, whose tables are rows of cells joined by " | " (in Markdown such a run is a list of
+    `-h | --help` options, or a table row broken over lines)."""
     lines = text.split("\n")
     blocks: list[Block] = []
     prose: list[str] = []
@@ -48,7 +50,7 @@ def split_blocks(text: str) -> list[Block]:
 
     i = 0
     while i < len(lines):
-        end, entries = _reference_at(lines, i)
+        end, entries = _reference_at(lines, i, cells)
         if entries:
             flush()
             blocks.append(Block("\n".join(lines[i:end]), tuple(entries)))
@@ -63,7 +65,7 @@ def split_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def _reference_at(lines: list[str], i: int) -> tuple[int, list[str]]:
+def _reference_at(lines: list[str], i: int, cells: bool) -> tuple[int, list[str]]:
     """(end, entries) of the block starting at line i; entries is empty when it is no reference block."""
     fence = _FENCE.match(lines[i])
     if fence:
@@ -74,13 +76,11 @@ def _reference_at(lines: list[str], i: int) -> tuple[int, list[str]]:
         while end < len(lines) and _TABLE_ROW.match(lines[end]):
             end += 1
         return end, table_entries(lines[i:end])
-    if " | " in lines[i] and not lines[i].lstrip().startswith("|"):
+    if cells and " | " in lines[i]:
         end = i + 1
         while end < len(lines) and lines[end].count(" | ") == lines[i].count(" | "):
             end += 1
-        rows = lines[i:end]
-        ruled = len(rows) > 1 and _TABLE_RULE.match(rows[1])  # a Markdown table written without outer pipes
-        return end, table_entries(rows) if ruled else cell_entries(rows)
+        return end, cell_entries(lines[i:end])
     if _OPTION_ITEM.match(lines[i]):
         end = _list_end(lines, i)
         return end, option_entries(lines[i:end])
