@@ -98,9 +98,11 @@ def make_manual(corpora: Path, path: Path, *, outline: bool) -> Manual:
             for step in manual.steps:  # a numbered list in body type, as a heading would be numbered next
                 put("body", step)
     counters = [counters[0] + 1]
+    y[0] = _BOTTOM  # the flag table starts a page of its own
     put("head", f"{counters[0]} Member flags", height=22)
     manual.headings.append((f"{counters[0]} Member flags", 0))
     manual.flags = _flag_rows(corpora)
+    put("row", "Flag\tDefault\tDescription")
     for flag, default, desc in manual.flags:
         words, first, rest = desc.split(), "", ""
         for word in words:

@@ -78,11 +78,23 @@ def test_table_row_with_a_wrapped_cell_stays_one_line(manual):
 def test_chunks_carry_page_index_and_printed_label(manual):
     from assistant.library.chunking import DualChunkParser, section_documents
 
-    _, doc = manual
+    made, doc = manual
     parser = DualChunkParser(lambda texts: [len(t.split()) for t in texts])
     nodes = parser.get_nodes_from_documents(section_documents(doc, product="etcd", release="v3.6", path="guide.pdf"))
     flag = next(n for n in nodes if n.metadata["kind"] == "search" and "--snapshot-count |" in n.get_content())
-    assert (flag.metadata["page"], flag.metadata["page_label"]) == (4, "2")
+    page = made.headings[-1][1]  # the flag table's page: the front matter's two pages come first
+    assert (flag.metadata["page"], flag.metadata["page_label"]) == (page, str(page - 2))
+
+
+def test_a_long_pdf_table_gives_one_search_chunk_per_row_under_its_header(manual):
+    from assistant.library.chunking import DualChunkParser, section_documents
+
+    made, doc = manual
+    parser = DualChunkParser(lambda texts: [len(t.split()) for t in texts], search_tokens=60)
+    nodes = parser.get_nodes_from_documents(section_documents(doc, product="etcd", release="v3.6", path="guide.pdf"))
+    rows = [n.get_content() for n in nodes if n.metadata["kind"] == "search" and "--snapshot-count |" in n.get_content()]
+    assert len(rows) == 1 and rows[0].splitlines()[0] == "Flag | Default | Description"
+    assert len(rows[0].splitlines()) == 2
 
 
 # ---------------------------------------------------------------- the decisions, one by one
@@ -107,6 +119,8 @@ def test_heading_numbers_must_follow_in_order():
 def test_hyphen_join_keeps_a_compound_the_document_spells_with_its_hyphen():
     pages = [["It gives fine-", "grained control.", "Use fine-grained locks; the mainte-", "nance window."]]
     assert join_hyphenated(pages) == [["It gives fine-grained control.", "Use fine-grained locks; the maintenance window."]]
+    across = [["The snapshot is writ-", ""], ["", "ten to disk before compaction."]]
+    assert join_hyphenated(across) == [["The snapshot is written", ""], ["", "to disk before compaction."]]
 
 
 def test_wrapped_cells_join_their_row_but_a_new_row_does_not():
@@ -134,8 +148,30 @@ def test_a_cited_pdf_page_names_its_printed_label_and_opens_at_its_index(tmp_pat
     result = build_pipeline(settings, llm=None).ask(
         "Which flag sets the number of committed transactions to trigger a snapshot?", search_only=True).to_json()
     source = next(s for s in result["sources"] if "--snapshot-count |" in s["text"])
-    assert (source["page"], source["page_label"]) == (4, "2")
-    assert " p.2 (PDF page 4) § 4 Member flags" in source_label(source).replace("\\", "")
-    assert open_label(source) == "Open at page 2 (PDF page 4)"
+    page = made.headings[-1][1]
+    assert (source["page"], source["page_label"]) == (page, str(page - 2))
+    assert f" p.{page - 2} (PDF page {page}) § 4 Member flags" in source_label(source).replace("\\", "")
+    assert open_label(source) == f"Open at page {page - 2} (PDF page {page})"
     view = open_source(made.path, source)
-    assert isinstance(view, PdfView) and view.page == 4 and view.boxes
+    assert isinstance(view, PdfView) and view.page == page and view.boxes
+
+
+def test_a_manifest_from_before_page_labels_gains_the_column(tmp_path):
+    """An index made before issue 15 opens, reads its contexts without a label, and stores labels from then on."""
+    import sqlite3
+
+    from assistant.library.manifest import ContextRow, Manifest
+
+    path = tmp_path / "manifest.sqlite"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE contexts (id TEXT PRIMARY KEY, product TEXT NOT NULL, release TEXT NOT NULL, path TEXT "
+                "NOT NULL, ctx_no INTEGER NOT NULL, title TEXT, section TEXT, page INTEGER, text TEXT NOT NULL, core "
+                "TEXT NOT NULL)")
+    old.execute("INSERT INTO contexts VALUES ('c0', 'p', 'r', 'a.pdf', 0, 'T', '', 3, 'old text', 'old text')")
+    old.commit()
+    old.close()
+    manifest = Manifest(path)
+    assert manifest.contexts(["c0"])["c0"].page_label is None
+    manifest.commit_indexed("p", "r", "b.pdf", "h", 1, 2, [], [
+        ContextRow("c1", "p", "r", "b.pdf", 0, "T", "", 3, "new text", "new text", "i")], recipe="x")
+    assert (manifest.contexts(["c1"])["c1"].page, manifest.contexts(["c1"])["c1"].page_label) == (3, "i")

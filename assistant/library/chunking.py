@@ -131,12 +131,12 @@ def _pack(units: list[str], budget: int, count: Callable[[list[str]], list[int]]
     return pieces
 
 
-def search_pieces(text: str, budget: int, count: Callable[[list[str]], list[int]]) -> list[str]:
+def search_pieces(text: str, budget: int, count: Callable[[list[str]], list[int]], *, pdf: bool = False) -> list[str]:
     """A section's search pieces: prose packed as before; a reference block too long for one piece gives one piece per
     entry (issue 15), so a flag or a field is not searched in a chunk diluted by four others. A block that fits in
     one piece stays whole: splitting it would only add chunks (and embedding time)."""
     pieces: list[str] = []
-    for block in split_blocks(text):
+    for block in split_blocks(text, cells=pdf):
         if block.entries and count([block.text])[0] > budget:
             for entry, n in zip(block.entries, count(list(block.entries))):
                 pieces.extend([entry] if n <= budget else _split_long(entry, budget, count))
@@ -218,7 +218,7 @@ class DualChunkParser(NodeParser):
             md = sec.metadata
             prefix, prefix_n = fit_prefix(embed_prefix(md["title"], md["section"]), self._count)
             budget = max(self.search_tokens - prefix_n, 32)
-            pieces = search_pieces(sec.get_content(), budget, self._count)
+            pieces = search_pieces(sec.get_content(), budget, self._count, pdf=md.get("page") is not None)
             # Group consecutive search pieces into context cores of at most context_tokens.
             group: list[str] = []
             group_n = 0

@@ -1,5 +1,6 @@
 """Reference blocks split at their entries (issue 15, point 3): a section's text goes in, its blocks come out, and a
-block that is a flag list, a configuration reference, an option list or a table carries its entries.
+block that is a flag list, a configuration reference, an option list or a table (Markdown, or cells joined by " | "
+as the PDF reader writes them) carries its entries.
 
 A long reference page packed into 200-token chunks puts five flags in one chunk, and that chunk loses to a narrative
 page using the same words. The chunker makes each entry of a long reference block a search chunk of its own, under
@@ -34,8 +35,10 @@ class Block:
     entries: tuple[str, ...] = ()
 
 
-def split_blocks(text: str) -> list[Block]:
-    """The section's text as prose runs and reference blocks, in order; prose text is returned as it came."""
+def split_blocks(text: str, *, cells: bool = False) -> list[Block]:
+    """The section's text as prose runs and reference blocks, in order; prose text is returned as it came. `cells`:
+    the text is a PDF page's, whose tables are rows of cells joined by " | " (in Markdown such a run is a list of
+    `-h | --help` options, or a table row broken over lines)."""
     lines = text.split("\n")
     blocks: list[Block] = []
     prose: list[str] = []
@@ -47,7 +50,7 @@ def split_blocks(text: str) -> list[Block]:
 
     i = 0
     while i < len(lines):
-        end, entries = _reference_at(lines, i)
+        end, entries = _reference_at(lines, i, cells)
         if entries:
             flush()
             blocks.append(Block("\n".join(lines[i:end]), tuple(entries)))
@@ -62,7 +65,7 @@ def split_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def _reference_at(lines: list[str], i: int) -> tuple[int, list[str]]:
+def _reference_at(lines: list[str], i: int, cells: bool) -> tuple[int, list[str]]:
     """(end, entries) of the block starting at line i; entries is empty when it is no reference block."""
     fence = _FENCE.match(lines[i])
     if fence:
@@ -73,6 +76,11 @@ def _reference_at(lines: list[str], i: int) -> tuple[int, list[str]]:
         while end < len(lines) and _TABLE_ROW.match(lines[end]):
             end += 1
         return end, table_entries(lines[i:end])
+    if cells and " | " in lines[i]:
+        end = i + 1
+        while end < len(lines) and lines[end].count(" | ") == lines[i].count(" | "):
+            end += 1
+        return end, cell_entries(lines[i:end])
     if _OPTION_ITEM.match(lines[i]):
         end = _list_end(lines, i)
         return end, option_entries(lines[i:end])
@@ -110,6 +118,14 @@ def table_entries(rows: list[str]) -> list[str]:
     # A reference table names something in its first column; a table of measurements (numbers first) is data.
     named = sum(bool(re.search(r"[A-Za-z]", row.strip().strip("|").split("|")[0])) for row in body)
     return [f"{head}\n{row}" for row in body] if len(body) >= MIN_ENTRIES and named * 2 > len(body) else []
+
+
+def cell_entries(rows: list[str]) -> list[str]:
+    """A table read from a PDF (cells joined by " | ", as readers/pdf_layout.py writes them): one entry per row
+    under the first row, its header."""
+    body = rows[1:]
+    named = sum(bool(re.search(r"[A-Za-z]", row.split(" | ")[0])) for row in body)
+    return [f"{rows[0]}\n{row}" for row in body] if len(body) >= MIN_ENTRIES and named * 2 > len(body) else []
 
 
 def option_entries(lines: list[str]) -> list[str]:

@@ -95,25 +95,35 @@ def _continues(row: tuple[list[int], list[str]] | str, cells: list[tuple[int, st
 
 
 def join_hyphenated(pages: list[list[str]]) -> list[list[str]]:
-    """"config-" at a line's end and "uration" starting the next line become "configuration". The document's own
-    words decide a real compound: when "well-known" occurs elsewhere in it and "wellknown" does not, the hyphen
-    stays. A table row (a line with " | ") is never joined."""
+    """"config-" at a line's end and "uration" starting the next line (or the next page) become "configuration".
+    The document's own words decide a real compound: when "well-known" occurs elsewhere in it and "wellknown" does
+    not, the hyphen stays. A table row (a line with " | ") is never joined."""
     words = Counter(w.lower() for lines in pages for line in lines for w in re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*", line))
-    out = []
-    for lines in pages:
-        lines = list(lines)
+
+    def joined(head: str, tail: str) -> str:
+        keep = words[f"{head}-{tail}".lower()] > 0 and words[f"{head}{tail}".lower()] == 0
+        return f"{head}-{tail}" if keep else f"{head}{tail}"
+
+    out = [list(lines) for lines in pages]
+    for lines in out:
         i = 0
         while i < len(lines) - 1:
             end, nxt = _HYPHENATED.search(lines[i]), _WORD_START.match(lines[i + 1].lstrip())
             if end and nxt and " | " not in lines[i] and " | " not in lines[i + 1]:
-                head, tail = end.group(1), nxt.group(1)
-                keep = words[f"{head}-{tail}".lower()] > 0 and words[f"{head}{tail}".lower()] == 0
-                joined = f"{head}-{tail}" if keep else f"{head}{tail}"
-                lines[i] = lines[i][: end.start()] + joined + nxt.group(2)
+                lines[i] = lines[i][: end.start()] + joined(end.group(1), nxt.group(1)) + nxt.group(2)
                 del lines[i + 1]
                 continue
             i += 1
-        out.append(lines)
+    # Across a page break the word's start stays on its page (the page it is cited on) and takes its end along.
+    for lines, following in zip(out, out[1:]):
+        last = max((i for i, line in enumerate(lines) if line.strip()), default=None)
+        first = next((i for i, line in enumerate(following) if line.strip()), None)
+        if last is None or first is None or " | " in lines[last] or " | " in following[first]:
+            continue
+        end, nxt = _HYPHENATED.search(lines[last]), _WORD_START.match(following[first].lstrip())
+        if end and nxt:
+            lines[last] = lines[last][: end.start()] + joined(end.group(1), nxt.group(1))
+            following[first] = nxt.group(2).lstrip()
     return out
 
 
