@@ -49,7 +49,8 @@ def test_search_only_routes_and_isolates_releases(pipeline):
         if row["gold"] and row["kind"] != "missing":
             answerable += 1
             hits += any(g in _files(res, 3) for g in row["gold"])
-        assert res.answer == "" or res.knowledge_missing
+        # Search-only answers nothing, except a timeline question (issue 16), answered from the timeline with no LLM.
+        assert res.answer == "" or res.knowledge_missing or res.status == "timeline"
         assert res.llm_calls == 0
     assert answerable and hits / answerable >= 0.75, f"gold hit@3 {hits}/{answerable}"
 

@@ -39,9 +39,10 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     if q is None:
         return None
-    if q.kind in ("changed_in", "changed_between", "did_change"):
-        return answer_change_question(q, timeline)
-    return answer_term_question(q, timeline)
+    found = answer_change_question(q, timeline) if q.kind in ("changed_in", "changed_between", "did_change") \
+        else answer_term_question(q, timeline)
+    found.product_source = q.product_source
+    return found
 
 
 def _pair(q: TimelineQuestion) -> tuple[str, str] | None:

@@ -170,7 +170,7 @@ class Pipeline:
         if found is not None:
             res = t.result
             res.status, res.answer, res.product, res.releases = "timeline", found.answer, found.product, found.releases
-            res.product_source, res.release_source = "catalogue", "named" if found.releases else "none"
+            res.product_source, res.release_source = found.product_source, "named" if found.releases else "none"
             res.standalone, res.rewritten = t.question, found.query()
             res.knowledge_missing = found.missing
             res.knowledge = {"missing": found.missing, "reason": "the release timeline" + (
