@@ -366,8 +366,8 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
                          f"{ans.cite(r.cited(r.best(present[0])))}."
         ans.releases = [asked]
     else:  # which_releases
-        cites = " ".join(ans.cite(r.cited(r.best(rel))) for rel in live)
-        text = f"{name} is documented in {q.product} {', '.join(live)}.\n{cites}"
+        listed = ", ".join(f"{rel} {ans.cite(r.cited(r.best(rel)))}" for rel in live)
+        text = f"{name} is documented in {q.product} {listed}."
         absent = [rel for rel in held if rel not in live]
         if absent:
             text += f"\nNot in {', '.join(absent)}."
