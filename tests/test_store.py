@@ -97,7 +97,7 @@ def _paths(hits) -> list[str]:
 
 def test_points_are_stored_counted_and_found_by_meaning(backend):
     store, vectors = _fill(backend)
-    assert store.exists() and store.count() == len(TEXTS) and store.vector_size() == DIM
+    assert store.exists() and store.count() == len(TEXTS) and store.vector_size() == DIM and not store.empty()
     assert len(store.ids()) == len(TEXTS)
     for i, vec in enumerate(vectors):
         hits = store.search(vec, 3)
@@ -149,7 +149,7 @@ def test_releases_never_see_each_other(backend):
 def test_a_dropped_release_finds_nothing_and_can_be_rebuilt(backend):
     store, vectors = _fill(backend)
     store.drop()
-    assert not store.exists() and store.count() == 0 and store.vector_size() is None
+    assert not store.exists() and store.count() == 0 and store.vector_size() is None and store.empty()
     assert store.search(vectors[0], 3) == [] and store.lexical("max_shards", 3) == [] and not store.has_term("max_shards")
     assert store.hybrid(SearchSpec([vectors[0]], ["max_shards"])) == ([], [], [])
     _fill(backend)
@@ -266,6 +266,7 @@ def test_an_index_made_by_local_mode_is_rebuilt_by_the_next_sync_with_progress(t
     from qdrant_client import QdrantClient, models
 
     from assistant.components import build_pipeline, close_stores
+    from assistant.library.recipe import STORE_FORMAT
     from assistant.library.store import collection_name
 
     settings, indexer, folder = _small_library(tmp_path)
@@ -282,7 +283,7 @@ def test_an_index_made_by_local_mode_is_rebuilt_by_the_next_sync_with_progress(t
     (index / "bm25" / name).mkdir(parents=True)
     (index / "bm25" / name / "bm25.npz").write_bytes(b"an earlier version's BM25 weights")
     with sqlite3.connect(index / "manifest.sqlite") as db:
-        db.execute("UPDATE files SET recipe = replace(recipe, '.store2', '')")
+        db.execute("UPDATE files SET recipe = replace(recipe, ?, '')", (f".store{STORE_FORMAT}",))
 
     from assistant.components import build_indexer
 

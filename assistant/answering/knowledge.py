@@ -1,8 +1,11 @@
 """Knowledge check (stage 8, iKnow): is the retrieved context enough to answer?
 
 Two calibrated signals, then the LLM's verdict where a preset asks for it:
-- literal coverage: identifiers in the question (flags, snake_case keys, dotted settings) that appear nowhere in
-  the target release's documents mean that release does not document them, whatever the vectors say;
+- literal coverage: identifiers in the question (flags, snake_case keys, dotted settings, camelCase fields, API
+  paths, hyphenated feature names) that appear nowhere in the target release's documents mean that release does not
+  document them, whatever the vectors say; so does a plain word of the question (`limitk`) that the target
+  release never uses while another release of the product does (issue 15: a feature absent from a release went
+  unflagged when a neighbouring term was present);
 - relevance: the best candidate's relevance (cross-encoder score when reranked, else dense cosine) under a
   threshold means nothing retrieved is about the question.
 """
@@ -14,10 +17,14 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 
 from assistant.backends.chat import ChatModel, ask_json
-from assistant.library.lexical import tokenize
+from assistant.library.lexical import STOP_WORDS, tokenize
 
-# `--log-format`, `query_offset`, `storage.tsdb.retention`, `--auto-gomemlimit.ratio`, and anything in backticks.
-_IDENT = re.compile(r"`([^`]{2,60})`|(?<![\w-])(--[a-z0-9][\w.\-]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+)", re.I)
+# `--log-format`, `query_offset`, `storage.tsdb.retention`, `--auto-gomemlimit.ratio`, `dbSizeQuota`,
+# `/api/v1/notifications`, `promql-duration-expr`, and anything in backticks.
+_IDENT = re.compile(r"`([^`]{2,60})`|(?<![\w-])(--?[a-z][\w.\-]*\.[\w.\-]*|--[a-z0-9][\w.\-]*"
+                    r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+"
+                    r"|[a-z]+[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*(?:-[a-z0-9]+){2,})|(?<![\w.])(/[a-z][\w\-]*(?:/[\w\-{}:]+)+)")
+_PLAIN = re.compile(r"[a-z][a-z0-9]{3,}")
 
 
 @dataclass
@@ -33,11 +40,26 @@ class KnowledgeVerdict:
 
 def identifiers(question: str) -> list[str]:
     out = []
-    for quoted, ident in _IDENT.findall(question):
-        term = (quoted or ident).strip().rstrip(".?,:;")
+    for quoted, ident, path in _IDENT.findall(question):
+        term = (quoted or ident or path).strip().rstrip(".?,:;")
         if term and term.lower() not in {t.lower() for t in out}:
             out.append(term)
     return out
+
+
+def plain_words(question: str, skip: Container[str] = (), common: Container[str] = ()) -> list[str]:
+    """The question's plain words that could name a feature: no identifier punctuation, 4+ characters, not stop
+    words, not in `skip` (the product's and release's names), not `common` (everyday words: 'automatic',
+    'problems' are absent from some release by chance, `etcdutl` and `limitk` by design)."""
+    words = [w for w in tokenize(question)
+             if _PLAIN.fullmatch(w) and w not in STOP_WORDS and w not in skip and w not in common]
+    return list(dict.fromkeys(words))
+
+
+def release_only_words(words: list[str], vocab: Container[str], other_vocabs: dict[str, Container[str]]) -> list[str]:
+    """Words the target release never uses while another release of the product does: a feature of that other
+    release, absent here. (With no other release, nothing can be told apart from an unusual word.)"""
+    return [w for w in words if w not in vocab and any(w in v for v in other_vocabs.values())]
 
 
 def term_present(term: str, vocab: Container[str]) -> bool:
@@ -59,17 +81,26 @@ def decide(relevance: float, absent: list[str], threshold: float) -> tuple[bool,
 
 def check(question: str, *, relevance: float, threshold: float, release_vocab: Container[str] | None,
           other_vocabs: dict[str, Container[str]], suggestion: str | None,
-          llm: ChatModel | None = None, context: list[str] | None = None) -> KnowledgeVerdict:
+          llm: ChatModel | None = None, context: list[str] | None = None,
+          ignore_words: Container[str] = (), common_words: Container[str] = ()) -> KnowledgeVerdict:
     terms = identifiers(question)
     absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)]
+    if release_vocab is not None and other_vocabs:
+        covered = {p for t in terms for p in tokenize(t)}
+        absent += release_only_words(plain_words(question, covered | set(ignore_words), common_words), release_vocab, other_vocabs)
     missing, reason = decide(relevance, absent, threshold)
-    others = sorted(r for r, vocab in other_vocabs.items() if absent and all(term_present(t, vocab) for t in absent))
+    others = sorted((r for r, vocab in other_vocabs.items() if absent and all(term_present(t, vocab) for t in absent)),
+                    key=_release_key)
     verdict = KnowledgeVerdict(missing, reason, relevance, absent, others, suggestion if missing else None)
     if llm is not None and not missing and context:
         verdict.llm_verdict = llm_says_answerable(question, context, llm)
         if verdict.llm_verdict is False:
             verdict.missing, verdict.reason, verdict.suggestion = True, "the language model found no answer in the context", suggestion
     return verdict
+
+
+def _release_key(release: str) -> list:
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.\-]", release.lstrip("vV"))]
 
 
 def llm_says_answerable(question: str, context: list[str], llm: ChatModel) -> bool | None:
@@ -97,3 +128,16 @@ def degraded_answer(verdict: KnowledgeVerdict, product: str, releases: list[str]
 def suggest_question(title: str, section: str, product: str, release: str) -> str:
     topic = section.split(" > ")[-1] if section else title
     return f"What does the {product} {release} documentation say about {topic}?"
+
+
+def everyday_words(tokenizer) -> frozenset[str]:
+    """Everyday words: the whole words of the embedding model's vocabulary (WordPiece keeps ~20k of them)."""
+    vocab = getattr(tokenizer, "get_vocab", dict)()
+    return frozenset(w for w in vocab if w.isalpha() and w.islower())
+
+
+def naming_words(product: str | None, mentions, catalogue) -> set[str]:
+    """The words that name the product or its release ("prom", "prometheus", "v2.53"): never a feature of it."""
+    names = [product or "", *mentions]
+    names += [a for c in catalogue or [] if c.name == product for a in getattr(c, "aliases", None) or []]
+    return {w for name in names for w in tokenize(name)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import cached_property
 from dataclasses import asdict
 
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
@@ -70,6 +71,10 @@ class Pipeline:
             store = ReleaseStore(self.store, product, release, self.embedder.dim)
             self._indexes[key] = ReleaseIndex(product, release, store, self.manifest, model_tag=self.model_tag)
         return self._indexes[key]
+
+    @cached_property
+    def common_words(self) -> frozenset[str]:
+        return kn.everyday_words(getattr(self.embedder, "tokenizer", None))
 
     def vocab(self, *releases: tuple[str, str]) -> Lexicon:
         """The indexed words of these (product, release) pairs, asked of the store's sparse index."""
@@ -296,6 +301,7 @@ class Pipeline:
             release_vocab=vocab_union or None, other_vocabs=others, suggestion=suggestion,
             llm=t.llm if p.knowledge == "scores+llm" else None,
             context=[n.node.get_content() for n in contexts],
+            ignore_words=kn.naming_words(routing.product, routing.mentions, t.catalogue), common_words=self.common_words,
         )
         t.result.knowledge = asdict(verdict)
         t.result.knowledge_missing = verdict.missing
@@ -312,6 +318,7 @@ class Pipeline:
             cite.Source(
                 n=i, product=node.node.metadata["product"], release=node.node.metadata["release"],
                 path=node.node.metadata["path"], page=node.node.metadata.get("page"),
+                page_label=node.node.metadata.get("page_label"),
                 section=node.node.metadata.get("section") or "", title=node.node.metadata.get("title") or "",
                 score=float(node.score or 0.0), text=text,
                 chunk_ids=tuple(node.node.metadata.get("chunk_ids", ())), context_id=node.node.node_id,
@@ -376,7 +383,7 @@ class Pipeline:
             row, best = rows[cid], by_ctx[cid]
             meta = dict(best.node.metadata)
             meta.update(product=row.product, release=row.release, path=row.path, title=row.title,
-                        section=row.section, page=row.page,
+                        section=row.section, page=row.page, page_label=row.page_label,
                         chunk_ids=[c.node.node_id for c in candidates if c.node.metadata.get("context_id") == cid])
             out.append(NodeWithScore(node=TextNode(id_=cid, text=row.text, metadata=meta), score=best.score))
         return out

@@ -21,6 +21,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.answering.fusion import margin_filter, mmr, weighted_average
+from assistant.library.fields import query_identifiers
 from assistant.library.manifest import Manifest
 from assistant.library.store import Hit, ReleaseStore, SearchSpec
 
@@ -42,6 +43,10 @@ class RetrievalParams:
     margin: float | None = None  # DECO's margin filter on the final relevance score
     candidates: int = 20  # search chunks kept after fusion
     contexts: int = 6  # context chunks passed on
+    # DECO's multi-field search (rrf only): extra fields of the store (library/fields.py) and their RRF weights,
+    # searched with the first query (the question as asked); the identifier field with the question's identifiers.
+    fields: tuple[tuple[str, float], ...] = ()
+    ident_k: int = 3  # how many of the identifier field's hits are fused (its best: where the identifier is defined)
 
 
 @dataclass
@@ -93,7 +98,7 @@ class Lexicon:
         return self._seen[term]
 
     def __bool__(self) -> bool:
-        return any(s.count() for s in self.stores)
+        return any(not s.empty() for s in self.stores)
 
 
 @dataclass
@@ -125,12 +130,15 @@ class HybridRetriever(BaseRetriever):
         bm25_scores: list[dict[str, float]] = []
         per_query: dict[str, dict[str, int]] = {}
         skipped: list[str] = []
+        first = queries[0] if queries else (dense_queries[0] if dense_queries else "")
+        idents = list(dict.fromkeys(t for q in queries[:1] + dense_queries[:1] for t in query_identifiers(q)))
         for index in self.indexes:
             dense_ok = p.use_dense and index.dense_ok
             if p.use_dense and not dense_ok:
                 skipped.append(index.release)
             spec = SearchSpec(vectors if dense_ok else [], lexical, p.dense_k, p.bm25_k, fuse=p.fusion == "rrf",
-                              rrf_k=p.rrf_k, dense_weight=p.dense_weight)
+                              rrf_k=p.rrf_k, dense_weight=p.dense_weight, fields=dict(p.fields), field_query=first,
+                              identifiers=idents, ident_k=p.ident_k)
             ranked, dense_lists, lexical_lists = index.store.hybrid(spec)
             for hit in ranked:
                 nodes.setdefault(hit.chunk_id, hit.node)

@@ -314,7 +314,7 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
         before = held[: held.index(first)]
         text = f"{name} first appears in {q.product} {first} {ans.cite(r.cited(r.best(first)))}"
         text += f"; {before[-1]} does not mention it." if before else \
-            f" (the oldest release in the library, so it may be older still)."
+            " (the oldest release in the library, so it may be older still)."
         stated = r.stated("introduced")
         if stated:
             text += f"\nThe docs state: \"{stated[1]}\" {ans.cite(r.cited(stated[0]))}"

@@ -33,18 +33,28 @@ from llama_index.core.vector_stores.types import (
 )
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 
+from assistant.library import fields as fl
 from assistant.library.lexical import document_sparse, query_sparse, term_index
-from assistant.library.store import DENSE, SPARSE, Hit, SearchSpec, StoreLocked
+from assistant.library.store import ALL_VECTORS, DENSE, SPARSE, Hit, Probe, SearchSpec, StoreLocked
 
 log = logging.getLogger(__name__)
 UPSERT_BATCH = 256
 
 
 def _config(dim: int) -> qe.EdgeConfig:
-    return qe.EdgeConfig(
-        vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
-        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-    )
+    dense = {name: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine) for name in (DENSE, fl.HEADING_DENSE)}
+    sparse = {name: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf) for name in (SPARSE,) + fl.SPARSE_FIELDS}
+    return qe.EdgeConfig(vectors=dense, sparse_vectors=sparse)
+
+
+def _vector(value):
+    """An extra field's vector as the engine takes it: a (indices, values) pair is sparse, a list dense."""
+    return _sparse(value) if isinstance(value, tuple) else value
+
+
+def _query(probe: Probe) -> qe.Query:
+    value = probe.dense if probe.dense is not None else _sparse(probe.sparse)
+    return qe.Query.Nearest(value, using=probe.using)
 
 
 _OS_ERROR = re.compile(r"\(os error (\d+)\)")
@@ -96,12 +106,15 @@ class EdgeVectorStore(BasePydanticVectorStore):
     def client(self) -> qe.EdgeShard:
         return self._shard
 
-    def add(self, nodes: list[BaseNode], **kwargs: Any) -> list[str]:
+    def add(self, nodes: list[BaseNode], extras: dict[str, dict] | None = None, **kwargs: Any) -> list[str]:
+        """`extras`: per node id, the vectors of the other fields (store.point_extras)."""
+        extras = extras or {}
         for i in range(0, len(nodes), UPSERT_BATCH):
             points = []
             for node in nodes[i : i + UPSERT_BATCH]:
                 text = node.get_content(metadata_mode=MetadataMode.EMBED)  # as QdrantVectorStore's sparse_doc_fn
                 vector = {DENSE: list(node.get_embedding()), SPARSE: _sparse(document_sparse(text))}
+                vector.update((name, _vector(v)) for name, v in extras.get(node.node_id, {}).items())
                 payload = node_to_metadata_dict(node, remove_text=False, flat_metadata=self.flat_metadata)
                 points.append(qe.Point(id=node.node_id, vector=vector, payload=payload))
             written(self._shard.update, qe.UpdateOperation.upsert_points(points))
@@ -162,6 +175,7 @@ class EdgeShards:
                               "set ASSISTANT_QDRANT_URL.") from None
         self._open: dict[str, qe.EdgeShard] = {}
         self._retiring: list[tuple[qe.EdgeShard, Path]] = []  # dropped, closed once no search holds them
+        self._known: dict[str, tuple[Any, frozenset[str]]] = {}  # shard name -> (shard object, its vector names)
         self._table = threading.Lock()  # guards the two tables only; searches and writes never wait on it
         for stale in root.glob(".dropped-*"):  # dropped before a kill: nothing in them was still wanted
             shutil.rmtree(stale, ignore_errors=True)
@@ -226,6 +240,13 @@ class EdgeShards:
             return None
         return int(config["vectors"][DENSE]["size"])
 
+    def vector_names(self, name: str) -> set[str]:
+        try:
+            config = json.loads((self.root / name / "edge_config.json").read_text())
+        except (OSError, ValueError):
+            return set()
+        return set(config.get("vectors") or {}) | set(config.get("sparse_vectors") or {})
+
     def vector_store(self, name: str) -> EdgeVectorStore:
         shard = self._get(name)
         if shard is None:
@@ -264,6 +285,10 @@ class EdgeShards:
     def count(self, name: str) -> int:
         return self._guard(name, lambda s: s.count(qe.CountRequest(exact=True)), 0)
 
+    def empty(self, name: str) -> bool:
+        first = qe.ScrollRequest(limit=1, with_payload=False, with_vector=False)
+        return not self._guard(name, lambda s: s.scroll(first)[0], [])
+
     def ids(self, name: str) -> set[str]:
         def scroll(shard) -> set[str]:
             out: set[str] = set()
@@ -289,16 +314,16 @@ class EdgeShards:
     def search(self, name: str, spec: SearchSpec) -> tuple[list[Hit], list[list[Hit]], list[list[Hit]]]:
         """(fused, dense lists, lexical lists): with RRF, one engine query fuses every dense and lexical prefetch and
         the lexical lists come back without payload (their scores label the candidates); without, each list whole."""
-        dense = [qe.Query.Nearest([float(x) for x in v], using=DENSE) for v in spec.dense]
-        lexical = [qe.Query.Nearest(_sparse(query_sparse(t)), using=SPARSE) for t in spec.lexical]
+        probes = spec.probes(self._names(name) if spec.fuse and spec.fields else frozenset(ALL_VECTORS))
+        dense = [_query(p) for p in probes[: len(spec.dense)]]
+        lexical = [_query(p) for p in probes[len(spec.dense) : len(spec.dense) + len(spec.lexical)]]
         requests = []
         if spec.fuse:
-            prefetches = ([qe.Prefetch(limit=spec.dense_k, query=q) for q in dense]
-                          + [qe.Prefetch(limit=spec.lexical_k, query=q) for q in lexical])
+            prefetches = [qe.Prefetch(limit=p.limit, query=_query(p)) for p in probes]
             # The engine ranks from 0 (1 / (k + rank0)); k + 1 gives the usual 1 / (k + rank) of Cormack et al.
             requests.append(qe.QueryRequest(limit=spec.dense_k * len(dense) + spec.lexical_k * len(lexical),
                                             prefetches=prefetches, query=qe.Fusion.Rrf(k=spec.rrf_k + 1,
-                                                                                       weights=spec.weights()),
+                                                                                       weights=[p.weight for p in probes]),
                                             with_payload=True))
             requests += [qe.QueryRequest(limit=spec.lexical_k, query=q, with_payload=False) for q in lexical]
         else:
@@ -313,6 +338,14 @@ class EdgeShards:
         if spec.fuse:
             return lists[0], [], lists[1:]
         return [], lists[: len(dense)], lists[len(dense) :]
+
+    def _names(self, name: str) -> frozenset[str]:
+        """The named vectors of an open shard, read once per shard object (a rebuilt shard is a new object)."""
+        shard = self._get(name)
+        known = self._known.get(name)
+        if known is None or known[0] is not shard:
+            known = self._known[name] = (shard, frozenset(self.vector_names(name)))
+        return known[1]
 
     def close(self) -> None:
         with self._table:

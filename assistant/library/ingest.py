@@ -32,6 +32,7 @@ from assistant.library.chunking import (
 )
 from assistant.library.documents import ReadFailure, SkipFile
 from assistant.library.embed_cache import EmbeddingCache
+from assistant.library.fields import heading_text
 from assistant.library.manifest import ContextRow, Manifest
 from assistant.library.readers import read_document
 from assistant.library.recipe import index_recipe
@@ -90,6 +91,7 @@ class _Parsed:
     encoding: str | None = None
     title: str | None = None
     vectors: np.ndarray | None = None  # float32 rows of `search`: a quarter of their size as lists of floats
+    heading_vectors: np.ndarray | None = None  # the rows of their heading paths (fields.heading_text)
 
 
 @dataclass
@@ -294,11 +296,13 @@ class Indexer:
         # (StoreLocked) must fail at once and leave the manifest as it found it.
         self.store
         size = store.vector_size()
-        if size is not None and size != self.embedder.dim:
-            # Another embedding model, with vectors of another size: no old point can stay in this collection. Every
-            # file still listed turns dirty first (the crash rule), then the collection starts afresh.
-            log.warning("%s/%s: the embedding model now makes %d-dimensional vectors, the index holds %d: rebuilding "
-                        "the collection", product, release, self.embedder.dim, size)
+        outdated = store.outdated()  # made before a search field existed (issue 15; the recipe changed too)
+        if outdated or (size is not None and size != self.embedder.dim):
+            # Another embedding model, with vectors of another size, or fewer fields: no old point can stay in this
+            # collection. Every file still listed turns dirty first (the crash rule), then it starts afresh.
+            log.warning("%s/%s: rebuilding the collection (%s)", product, release,
+                        "it lacks search fields of this version" if outdated else
+                        f"the embedding model now makes {self.embedder.dim}-dimensional vectors, the index holds {size}")
             current = self.manifest.files(product, release)
             self.manifest.mark_dirty(product, release, [(rel, r.hash, r.size, r.mtime_ns, r.n_chunks)
                                                         for rel, r in current.items()])
@@ -318,9 +322,16 @@ class Indexer:
                 return
             nodes = [n for p in batch for n in p.search]
             vectors = self._embed([embed_text(n) for n in nodes])
+            # Heading paths repeat across a section's chunks (and across releases, via the cache): each distinct one
+            # is embedded once.
+            heads = [heading_text(n.metadata) for n in nodes]
+            distinct = list(dict.fromkeys(heads))
+            head_rows = dict(zip(distinct, self._embed(distinct))) if distinct else {}
+            heading_vectors = np.array([head_rows[h] for h in heads], dtype=np.float32).reshape(len(heads), -1)
             offset = 0
             for p in batch:
                 p.vectors = vectors[offset : offset + len(p.search)]
+                p.heading_vectors = heading_vectors[offset : offset + len(p.search)]
                 offset += len(p.search)
             jobs.put(list(batch))
             chunks_done += len(nodes)
@@ -402,11 +413,12 @@ class Indexer:
         stale = [search_chunk_id(product, release, p.path, i) for p in batch for i in range(len(p.search), p.old_n)]
         store.delete_ids(stale)
         for p in batch:
-            store.add(p.search, p.vectors)
+            store.add(p.search, p.vectors, p.heading_vectors)
         for p in batch:
             contexts = [
                 ContextRow(c.node_id, product, release, p.path, c.metadata["ctx_no"], c.metadata["title"],
-                           c.metadata["section"], c.metadata["page"], c.get_content(), c.metadata["core"])
+                           c.metadata["section"], c.metadata["page"], c.get_content(), c.metadata["core"],
+                           c.metadata.get("page_label"))
                 for c in p.contexts
             ]
             chunks = [(n.node_id, n.metadata["chunk_no"], n.metadata["context_id"], embed_text(n)) for n in p.search]

@@ -61,10 +61,11 @@ def term_index(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=4).digest(), "little")
 
 
-def document_sparse(text: str) -> tuple[list[int], list[float]]:
-    """A chunk's sparse vector: BM25's term-frequency part per term (the engine supplies the IDF)."""
+def document_sparse(text: str, average: float = AVERAGE_TOKENS) -> tuple[list[int], list[float]]:
+    """A chunk's (or a field's) sparse vector: BM25's term-frequency part per term (the engine supplies the IDF);
+    `average` is the field's typical length in tokens."""
     counts = Counter(tokenize(text))
-    norm = K1 * (1.0 - B + B * sum(counts.values()) / AVERAGE_TOKENS)
+    norm = K1 * (1.0 - B + B * sum(counts.values()) / average)
     weights: dict[int, float] = {}
     for term, tf in counts.items():
         i = term_index(term)

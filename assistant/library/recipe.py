@@ -13,7 +13,8 @@ from assistant.settings import Settings
 
 # How points are stored: 2 = a dense and a sparse BM25 vector per chunk in the Qdrant engine (issue 13). Files indexed
 # before (dense only, in qdrant-client's local mode) carry no store part and are re-indexed once.
-STORE_FORMAT = 2
+# 3 = the search fields of issue 15 (title, heading path, file name and identifier BM25, heading-path dense).
+STORE_FORMAT = 3
 
 
 def index_recipe(settings: Settings) -> str:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
+from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import models
 
+from assistant.library import fields as fl
 from assistant.library.lexical import document_sparse, query_sparse, term_index
-from assistant.library.store import DENSE, SPARSE, Hit, SearchSpec
+from assistant.library.store import ALL_VECTORS, DENSE, SPARSE, Hit, Probe, SearchSpec
 
 
 def _documents(texts: list[str]) -> tuple[list[list[int]], list[list[float]]]:
@@ -21,6 +23,34 @@ def _documents(texts: list[str]) -> tuple[list[list[int]], list[list[float]]]:
 def _queries(texts: list[str]) -> tuple[list[list[int]], list[list[float]]]:
     pairs = [query_sparse(t) for t in texts]
     return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _vector(value):
+    return models.SparseVector(indices=value[0], values=value[1]) if isinstance(value, tuple) else value
+
+
+def _query(probe: Probe):
+    return probe.dense if probe.dense is not None else models.SparseVector(indices=probe.sparse[0],
+                                                                          values=probe.sparse[1])
+
+
+class FieldedQdrantVectorStore(QdrantVectorStore):
+    """QdrantVectorStore writing every field of a point (store.point_extras) beside its dense and body vectors."""
+
+    _extras: dict = PrivateAttr(default_factory=dict)
+
+    def add(self, nodes, extras: dict | None = None, **add_kwargs):
+        self._extras = extras or {}
+        try:
+            return super().add(nodes, **add_kwargs)
+        finally:
+            self._extras = {}
+
+    def _build_points(self, nodes, sparse_vector_name):
+        points, ids = super()._build_points(nodes, sparse_vector_name)
+        for point in points:
+            point.vector.update((name, _vector(v)) for name, v in self._extras.get(str(point.id), {}).items())
+        return points, ids
 
 
 def _hit(point) -> Hit:
@@ -37,13 +67,23 @@ class QdrantServer:
         return self.client.collection_exists(name)
 
     def ensure(self, name: str, dim: int) -> None:
-        if self.exists(name) and SPARSE not in (self.client.get_collection(name).config.params.sparse_vectors or {}):
-            self.client.delete_collection(name)  # made by an earlier version (dense only): its files are re-indexed
+        if self.exists(name) and not set(ALL_VECTORS) <= self.vector_names(name):
+            self.client.delete_collection(name)  # made by an earlier version (fewer fields): its files are re-indexed
         if not self.exists(name):
             self.client.create_collection(
-                name, vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
-                sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                name, vectors_config={n: models.VectorParams(size=dim, distance=models.Distance.COSINE)
+                                      for n in (DENSE, fl.HEADING_DENSE)},
+                sparse_vectors_config={n: models.SparseVectorParams(modifier=models.Modifier.IDF)
+                                       for n in (SPARSE,) + fl.SPARSE_FIELDS},
             )
+
+    def vector_names(self, name: str) -> set[str]:
+        try:
+            params = self.client.get_collection(name).config.params
+        except Exception:
+            return set()
+        vectors = params.vectors if isinstance(params.vectors, dict) else {}
+        return set(vectors) | set(params.sparse_vectors or {})
 
     def drop(self, name: str) -> None:
         if self.exists(name):
@@ -59,7 +99,7 @@ class QdrantServer:
         return (vectors[DENSE] if isinstance(vectors, dict) else vectors).size
 
     def vector_store(self, name: str) -> QdrantVectorStore:
-        vstore = QdrantVectorStore(client=self.client, collection_name=name, batch_size=256, enable_hybrid=True,
+        vstore = FieldedQdrantVectorStore(client=self.client, collection_name=name, batch_size=256, enable_hybrid=True,
                                    dense_vector_name=DENSE, sparse_vector_name=SPARSE,
                                    sparse_doc_fn=_documents, sparse_query_fn=_queries)
         vstore._collection_initialized = True  # made by ensure(), with the sparse vector's IDF modifier
@@ -85,6 +125,10 @@ class QdrantServer:
     def count(self, name: str) -> int:
         return self._guard(name, lambda: self.client.count(name, exact=True).count, 0)
 
+    def empty(self, name: str) -> bool:
+        return not self._guard(name, lambda: self.client.scroll(name, limit=1, with_payload=False,
+                                                                with_vectors=False)[0], [])
+
     def ids(self, name: str) -> set[str]:
         def scroll() -> set[str]:
             out: set[str] = set()
@@ -108,16 +152,16 @@ class QdrantServer:
         return bool(self._guard(name, lambda: self.client.query_points(name, query=probe, using=SPARSE, limit=1).points, []))
 
     def search(self, name: str, spec: SearchSpec) -> tuple[list[Hit], list[list[Hit]], list[list[Hit]]]:
-        dense = [([float(x) for x in v], DENSE, spec.dense_k) for v in spec.dense]
-        lexical = [(models.SparseVector(indices=i, values=v), SPARSE, spec.lexical_k)
-                   for i, v in (query_sparse(t) for t in spec.lexical)]
+        probes = spec.probes(self.vector_names(name) if spec.fuse and spec.fields else frozenset(ALL_VECTORS))
+        dense = [(_query(p), p.using, p.limit) for p in probes[: len(spec.dense)]]
+        lexical = [(_query(p), p.using, p.limit) for p in probes[len(spec.dense) : len(spec.dense) + len(spec.lexical)]]
         if spec.fuse:
             if not (dense or lexical):
                 return [], [], []
             fused = models.QueryRequest(
-                prefetch=[models.Prefetch(query=q, using=using, limit=k) for q, using, k in dense + lexical],
-                query=models.RrfQuery(rrf=models.Rrf(k=spec.rrf_k + 1, weights=spec.weights())),  # as edge_store
-                limit=sum(k for _, _, k in dense + lexical), with_payload=True)
+                prefetch=[models.Prefetch(query=_query(p), using=p.using, limit=p.limit) for p in probes],
+                query=models.RrfQuery(rrf=models.Rrf(k=spec.rrf_k + 1, weights=[p.weight for p in probes])),
+                limit=sum(k for _, _, k in dense + lexical), with_payload=True)  # as edge_store
             requests = [fused] + [models.QueryRequest(query=q, using=u, limit=k, with_payload=False) for q, u, k in lexical]
         else:
             requests = [models.QueryRequest(query=q, using=u, limit=k, with_payload=True) for q, u, k in dense + lexical]

@@ -17,14 +17,19 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from llama_index.core.schema import TextNode
 
+from assistant.library import fields as fl
+from assistant.library.lexical import query_sparse
+
 log = logging.getLogger(__name__)
 DENSE = "text-dense"
 SPARSE = "text-sparse"
+# Every named vector of a point (issue 15): a shard or collection without all of them was made by an earlier version.
+ALL_VECTORS = (DENSE, SPARSE, fl.HEADING_DENSE) + fl.SPARSE_FIELDS
 
 
 class StoreLocked(RuntimeError):
@@ -48,11 +53,25 @@ DenseHit = Hit
 
 
 @dataclass
+class Probe:
+    """One prefetch (or, unfused, one query) of a search: a named vector, its query, how many, its RRF weight."""
+
+    using: str
+    dense: list[float] | None
+    sparse: tuple[list[int], list[float]] | None
+    limit: int
+    weight: float
+
+
+@dataclass
 class SearchSpec:
     """One release's share of a question: dense query vectors and lexical query texts, and how to combine them.
 
     `fuse`: reciprocal rank fusion inside the engine (each dense list weighted `dense_weight * 2`, each lexical one
-    `(1 - dense_weight) * 2`); otherwise every list comes back whole for a fusion of the caller's (weighted)."""
+    `(1 - dense_weight) * 2`); otherwise every list comes back whole for a fusion of the caller's (weighted).
+    `fields` (fused searches only): the extra fields searched with `field_query` (sparse: BM25 on title, heading
+    path, file name; `heading-dense` with the first dense vector; `ident-sparse` with `identifiers`, when the
+    question names any), each with its RRF weight."""
 
     dense: list[np.ndarray]
     lexical: list[str]
@@ -61,9 +80,46 @@ class SearchSpec:
     fuse: bool = True
     rrf_k: int = 60
     dense_weight: float = 0.5
+    fields: dict[str, float] = field(default_factory=dict)
+    field_query: str = ""
+    identifiers: list[str] = field(default_factory=list)
+    ident_k: int = 3  # the identifier field's few best: the entries that define it, not every chunk naming it
 
     def weights(self) -> list[float]:
         return [self.dense_weight * 2] * len(self.dense) + [(1 - self.dense_weight) * 2] * len(self.lexical)
+
+    def probes(self, available: set[str] | frozenset[str] = frozenset(ALL_VECTORS)) -> list[Probe]:
+        """The prefetches in order: dense, lexical (body), then the fields the shard holds (an index made before
+        issue 15 has none of them: it is searched as before until a sync rebuilds it)."""
+        out = [Probe(DENSE, [float(x) for x in v], None, self.dense_k, self.dense_weight * 2) for v in self.dense]
+        out += [Probe(SPARSE, None, query_sparse(t), self.lexical_k, (1 - self.dense_weight) * 2) for t in self.lexical]
+        if not self.fuse:
+            return out
+        # A field's weight is how many times its list is fused (its votes): the engine's weighted RRF barely moves
+        # at k = 60 (README: "Ranking"), a list fused twice counts twice. Fractions round to the nearest count.
+        for name, weight in self.fields.items():
+            votes = round(weight)
+            if name not in available or votes <= 0:
+                continue
+            if name == fl.HEADING_DENSE:
+                if self.dense:
+                    out += [Probe(name, [float(x) for x in self.dense[0]], None, self.dense_k, 1.0)] * votes
+            elif name == fl.IDENT:
+                if self.identifiers:
+                    out += [Probe(name, None, fl.ident_query(self.identifiers), self.ident_k, 1.0)] * votes
+            elif self.field_query:
+                sparse = query_sparse(self.field_query)
+                if sparse[0]:
+                    out += [Probe(name, None, sparse, self.lexical_k, 1.0)] * votes
+        return out
+
+
+def point_extras(node: TextNode, heading_vector: np.ndarray | None) -> dict[str, object]:
+    """A point's vectors beyond the body's: sparse pairs per field, and the heading path's dense vector."""
+    extras: dict[str, object] = dict(fl.sparse_fields(node.metadata, node.get_content()))
+    if heading_vector is not None:
+        extras[fl.HEADING_DENSE] = [float(x) for x in heading_vector]
+    return extras
 
 
 def _embed_view(node: TextNode) -> None:
@@ -97,8 +153,10 @@ class ReleaseStore:
         self.ensure()
         return self.backend.vector_store(self.name)
 
-    def add(self, nodes: list[TextNode], vectors: np.ndarray | None = None) -> None:
-        """Store nodes with their embeddings (`vectors` rows, or each node's own `embedding`)."""
+    def add(self, nodes: list[TextNode], vectors: np.ndarray | None = None,
+            heading_vectors: np.ndarray | None = None) -> None:
+        """Store nodes with their embeddings (`vectors` rows, or each node's own `embedding`) and the embeddings of
+        their heading paths (`heading_vectors` rows: without them `heading-dense` is left empty for these points)."""
         if not nodes:
             return
         vstore = self.vstore
@@ -109,9 +167,11 @@ class ReleaseStore:
             if vectors is not None:
                 for node, vec in zip(part, vectors[i : i + 512]):
                     node.embedding = vec.tolist()
+            heads = heading_vectors[i : i + 512] if heading_vectors is not None else [None] * len(part)
+            extras = {node.node_id: point_extras(node, head) for node, head in zip(part, heads)}
             for node in part:
                 _embed_view(node)
-            vstore.add(part)
+            vstore.add(part, extras=extras)
             if vectors is not None:
                 for node in part:
                     node.embedding = None
@@ -131,12 +191,25 @@ class ReleaseStore:
     def count(self) -> int:
         return self.backend.count(self.name)
 
+    def empty(self) -> bool:
+        """No point at all: one point fetched, where an exact count walks the whole shard (3 ms at 47k points)."""
+        return self.backend.empty(self.name)
+
     def ids(self) -> set[str]:
         return self.backend.ids(self.name)
 
     def vector_size(self) -> int | None:
         """The size of the vectors stored (None: no shard or collection yet)."""
         return self.backend.vector_size(self.name)
+
+    def vector_names(self) -> set[str]:
+        """The named vectors the shard or collection holds (empty: none yet)."""
+        return self.backend.vector_names(self.name)
+
+    def outdated(self) -> bool:
+        """Made by an earlier version, without every field of ALL_VECTORS: a sync must rebuild it."""
+        names = self.vector_names()
+        return bool(names) and not set(ALL_VECTORS) <= names
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         return self.backend.vectors(self.name, ids) if ids else {}
@@ -150,12 +223,12 @@ class ReleaseStore:
         if spec.dense:
             size = self.vector_size()
             if size is None:
-                spec = SearchSpec([], spec.lexical, spec.dense_k, spec.lexical_k, spec.fuse, spec.rrf_k, spec.dense_weight)
+                spec = replace(spec, dense=[])
             elif size != len(spec.dense[0]):  # another embedding model, release not yet re-indexed: words only
                 log.warning("%s/%s holds %d-dimensional vectors and the query has %d (another embedding model): "
                             "dense search skipped until a sync re-indexes it", self.product, self.release, size,
                             len(spec.dense[0]))
-                spec = SearchSpec([], spec.lexical, spec.dense_k, spec.lexical_k, spec.fuse, spec.rrf_k, spec.dense_weight)
+                spec = replace(spec, dense=[])
         return self.backend.search(self.name, spec)
 
     def search(self, vector: np.ndarray, k: int) -> list[Hit]:

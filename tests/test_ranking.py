@@ -1,0 +1,58 @@
+"""Issue 15 on the real etcd index (three releases, real embedder, real Qdrant engine): each search field and the
+knowledge check's new signal, with the question that needs it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from assistant.answering import knowledge as kn
+from assistant.answering.presets import PRESETS
+from assistant.components import build_intent_classifier, build_pipeline
+
+
+@pytest.fixture(scope="module")
+def pipeline(etcd_index):
+    return build_pipeline(etcd_index.settings, llm=None, intent=build_intent_classifier(etcd_index.settings,
+                                                                                        extra_examples=[]))
+
+
+def _without_fields(name: str = "default"):
+    """The preset as it was before issue 15: body dense and BM25 only."""
+    base = PRESETS[name]
+    return replace(base, name=f"{name}-no-fields", retrieval=replace(base.retrieval, fields=()))
+
+
+def test_a_tool_that_a_release_lacks_is_flagged_and_the_releases_that_have_it_are_named(pipeline):
+    # `etcdutl` is a plain word, not an identifier: only the "another release uses it, this one never" signal
+    # catches it (v3.4 predates the tool; v3.5 and v3.6 document it).
+    res = pipeline.ask("How do I defragment with etcdutl in etcd v3.4?", search_only=True)
+    assert res.knowledge_missing, res.knowledge
+    assert res.knowledge["absent_terms"] == ["etcdutl"]
+    assert set(res.knowledge["other_releases"]) >= {"v3.5", "v3.6"}
+    assert "`etcdutl` is not documented in etcd v3.4" in res.answer and "v3.6" in res.answer
+    # Where the tool is documented, the same question is answered.
+    ok = pipeline.ask("How do I defragment with etcdutl in etcd v3.6?", search_only=True)
+    assert not ok.knowledge_missing, ok.knowledge
+
+
+def test_words_that_name_the_product_or_release_are_never_taken_for_a_missing_feature():
+    vocab = {"defrag", "etcd"}
+    others = {"v3.6": {"defrag", "etcd", "etcdutl"}}
+    words = kn.plain_words("etcd 3.4: how do I defrag with etcdutl?")
+    assert kn.release_only_words(words, vocab, others) == ["etcdutl"]
+    assert kn.release_only_words(words, vocab, {}) == []  # one release: nothing to tell a rare word apart from
+    verdict = kn.check("How do I defrag with etcdutl?", relevance=0.9, threshold=0.3, release_vocab=vocab,
+                       other_vocabs=others, suggestion=None, ignore_words={"etcdutl"})
+    assert not verdict.missing
+
+
+def test_a_question_naming_a_flag_reaches_the_entry_that_defines_it_only_with_the_identifier_field(pipeline):
+    # The configuration reference defines --snapshot-count on one line among a hundred flags; maintenance and tuning
+    # pages talk about it at length and win on body words and meaning alone.
+    question = "What is the default value of --snapshot-count?"
+    with_fields = pipeline.ask(question, search_only=True)
+    assert "op-guide/configuration.md" in [s.path for s in with_fields.sources[:3]], with_fields.sources
+    without = pipeline.ask(question, search_only=True, preset=_without_fields())
+    assert "op-guide/configuration.md" not in [s.path for s in without.sources[:3]]
