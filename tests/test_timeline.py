@@ -15,7 +15,7 @@ from assistant.answering.timeline_questions import parse_timeline_question
 from assistant.evaluation.timeline_scoring import releases_named, score_timeline
 from assistant.library.diffs import diff_releases, diff_sections, is_release_notes
 from assistant.library.terms import identifiers, token_pattern
-from assistant.library.timeline import SectionRow
+from assistant.library.timeline import SectionRow, file_key
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 PROM_RELEASES = ("v2.45.0", "v2.53.0", "v3.5.0")
@@ -143,6 +143,9 @@ def test_timeline_follows_a_resync_edit_and_a_removed_release(tmp_path):
     page.write_text(page.read_text().replace("--socket-reuse-port", "--socket-reuse-address"))
     report = ix.sync("etcd")[0]
     assert report.files_indexed == 1
+    # Each file's rows say what they were drawn from: its content and the recipe that read it (manifest.files).
+    held = dict(ix.timeline.db.execute("SELECT path, hash FROM tl_files WHERE product='etcd' AND release='v3.5'"))
+    assert held == {p: file_key(r) for p, r in ix.manifest.files("etcd", "v3.5").items() if r.status == "indexed"}
     assert ix.timeline.occurrences("etcd", "--socket-reuse-port") == []
     assert ix.timeline.occurrences("etcd", "--socket-reuse-address")
     ix.library.delete_release("etcd", "v3.5")
