@@ -189,7 +189,7 @@ def index_state(data_dir: str, markers: list[str]) -> dict:
     from assistant.library.store import ReleaseStore
     from assistant.settings import Settings
 
-    from assistant.library.timeline import TIMELINE_VERSION
+    from assistant.library.timeline import file_key
 
     indexer = build_indexer(Settings(data_dir=Path(data_dir), models_dir=PROJECT_ROOT / "models"))
     timeline = indexer.timeline
@@ -211,8 +211,7 @@ def index_state(data_dir: str, markers: list[str]) -> dict:
             # The release timeline (issue 16) follows the manifest file by file: same files, same hashes, same text.
             "timeline_files": dict(timeline.db.execute("SELECT path, hash FROM tl_files WHERE product=? AND release=?",
                                                        (PRODUCT, release)).fetchall()),
-            "timeline_expected": {rel: f"{row.hash}:{TIMELINE_VERSION}" for rel, row in rows.items()
-                                  if row.status == "indexed"},
+            "timeline_expected": {rel: file_key(row) for rel, row in rows.items() if row.status == "indexed"},
             "timeline_markers": {m: sorted({o.path for o in timeline.occurrences(PRODUCT, m) if o.release == release})
                                  for m in markers},
         }

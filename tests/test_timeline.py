@@ -15,7 +15,7 @@ from assistant.answering.timeline_questions import parse_timeline_question
 from assistant.evaluation.timeline_scoring import releases_named, score_timeline
 from assistant.library.diffs import diff_releases, diff_sections, is_release_notes
 from assistant.library.terms import identifiers, token_pattern
-from assistant.library.timeline import SectionRow
+from assistant.library.timeline import SectionRow, file_key
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 PROM_RELEASES = ("v2.45.0", "v2.53.0", "v3.5.0")
@@ -143,6 +143,9 @@ def test_timeline_follows_a_resync_edit_and_a_removed_release(tmp_path):
     page.write_text(page.read_text().replace("--socket-reuse-port", "--socket-reuse-address"))
     report = ix.sync("etcd")[0]
     assert report.files_indexed == 1
+    # Each file's rows say what they were drawn from: its content and the recipe that read it (manifest.files).
+    held = dict(ix.timeline.db.execute("SELECT path, hash FROM tl_files WHERE product='etcd' AND release='v3.5'"))
+    assert held == {p: file_key(r) for p, r in ix.manifest.files("etcd", "v3.5").items() if r.status == "indexed"}
     assert ix.timeline.occurrences("etcd", "--socket-reuse-port") == []
     assert ix.timeline.occurrences("etcd", "--socket-reuse-address")
     ix.library.delete_release("etcd", "v3.5")
@@ -207,3 +210,18 @@ def test_an_llm_only_phrases_and_one_that_drops_a_fact_is_not_used(library):
     assert phrase(a, "q", llm) == good
     assert a.answer in llm.history[0][1]["content"]
     assert phrase(a, "q", llm) == a.answer  # dropped the old value, v3.5 and [1]: the timeline's words stay
+
+
+def test_through_the_pipeline_an_intent_a_rewritten_query_sources_and_missing_knowledge(etcd_index):
+    from assistant.components import build_intent_classifier, build_pipeline
+
+    pipeline = build_pipeline(etcd_index.settings, llm=None,
+                              intent=build_intent_classifier(etcd_index.settings, extra_examples=[]))
+    res = pipeline.ask("Did the default --snapshot-count change between etcd 3.5 and 3.6?", search_only=True)
+    assert (res.status, res.product, res.releases, res.llm_calls) == ("timeline", "etcd", ["v3.5", "v3.6"], 0)
+    assert res.intent["label"] and "--snapshot-count" in res.rewritten and not res.knowledge_missing
+    assert [(s.n, s.release, s.path, s.cited) for s in res.sources] == [
+        (1, "v3.5", "op-guide/configuration.md", True), (2, "v3.6", "op-guide/configuration.md", True)]
+    assert "retrieval" not in res.timings_ms and "timeline" in res.timings_ms
+    missing = pipeline.ask("In which etcd release was --no-such-flag-anywhere removed?", search_only=True)
+    assert missing.status == "timeline" and missing.knowledge_missing and missing.intent["label"]

@@ -39,9 +39,17 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     if q is None:
         return None
-    if q.kind in ("changed_in", "changed_between", "did_change"):
-        return answer_change_question(q, timeline)
-    return answer_term_question(q, timeline)
+    found = answer_change_question(q, timeline) if q.kind in ("changed_in", "changed_between", "did_change") \
+        else answer_term_question(q, timeline)
+    found.product_source = q.product_source
+    found.answer = _as_list(found.answer)
+    return found
+
+
+def _as_list(text: str) -> str:
+    """Lines after the first as a Markdown list, so the chat shows old and new on lines of their own."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [ln if ln.startswith("- ") else f"- {ln}" for ln in rest if ln.strip()])
 
 
 def _pair(q: TimelineQuestion) -> tuple[str, str] | None:

@@ -39,6 +39,7 @@ from assistant.library.manifest import Manifest
 from assistant.library.recipe import embedding_model_tag
 from assistant.library.store import ReleaseStore, collection_name
 from assistant.library.timeline import Timeline
+from assistant.library.versions import sort_releases
 from assistant.settings import Settings
 
 __all__ = ["AskResult", "Candidate", "Pipeline"]
@@ -174,8 +175,9 @@ class Pipeline:
         found = answer_timeline_question(t.question, t.catalogue, self.timeline, pinned_product=t.pinned_product)
         if found is not None:
             res = t.result
-            res.status, res.answer, res.product, res.releases = "timeline", found.answer, found.product, found.releases
-            res.product_source, res.release_source = "catalogue", "named" if found.releases else "none"
+            res.status, res.answer, res.product = "timeline", found.answer, found.product
+            res.releases = sort_releases(found.releases)
+            res.product_source, res.release_source = found.product_source, "named" if found.releases else "none"
             res.standalone, res.rewritten = t.question, found.query()
             res.knowledge_missing = found.missing
             res.knowledge = {"missing": found.missing, "reason": "the release timeline" + (

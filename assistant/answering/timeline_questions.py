@@ -35,7 +35,11 @@ _REMOVED = re.compile(r"\b(?:removed?|removal|dropped|go(?:ne)?\s+away|went\s+aw
                       r"(?:release|version)|deleted|disappear\w*|retired)\b", re.IGNORECASE)
 _INTRODUCED = re.compile(r"\b(?:introduc\w*|added|appear\w*|first|since|c[oa]me\s+in|new\s+in|show(?:s|ed)?\s+up|"
                          r"arriv\w*|available\s+from|begin|began|start\w*|exist\w*)\b", re.IGNORECASE)
-_WHEN = re.compile(r"\b(?:when|since|which|what)\b", re.IGNORECASE)
+# Asking for a time in so many words: "which release", "when was", "since when", "the last version". Without one,
+# "how do I handle member removal?" or "what does the slow start setting do?" are ordinary questions.
+_WHEN = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\bwhen\s+(?:was|were|did|has|had|is|"
+                   r"are|does|do)\b|\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\b(?:first|last|latest|earliest)\s+(?:\w+\s+)?(?:releases?|versions?)\b|"
+                   r"\bin\s+which\b", re.IGNORECASE)
 _WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:releases|versions)\b", re.IGNORECASE)
 _IN_RELEASE = re.compile(r"^\s*(?:is|are|does|do|can|has|was)\b.*\b(?:there|have|has|support\w*|use|using|exist\w*|"
                          r"include\w*|part\s+of|available|document\w*|know|offer\w*|provide\w*|accept\w*|ship\w*)\b",
@@ -59,6 +63,7 @@ class TimelineQuestion:
     releases: list[str]       # the releases the question names, oldest first
     all_releases: list[str]   # every release of the product the timeline holds, oldest first
     topic: list[str] = field(default_factory=list)  # other words, to narrow a change question
+    product_source: str = "named"  # as routing says (named, alias, pinned...), or "inferred" from the term's docs
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,7 @@ class TimelineAnswer:
     releases: list[str]       # the release(s) the answer is about, the one it names first first
     cited: list[Cited] = field(default_factory=list)  # [n] in the answer is cited[n - 1]
     missing: bool = False     # nothing in the library supports an answer
+    product_source: str = "named"
 
     def sources(self) -> list[cite.Source]:
         """The cited passages as the answer's sources, numbered as the answer cites them."""
@@ -98,8 +104,13 @@ class TimelineAnswer:
 
 
 # -- parsing ------------------------------------------------------------------------------------------------------
+_HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
+
+
 def _kind(question: str, has_term: bool, named: int) -> Kind | None:
-    if _CHANGE.search(question):
+    if _CHANGE.search(question) and not _HOW_TO.search(question):  # "how do I change X?" is a how-to
+        if has_term and named and re.search(r"\bdefaults?\b", question, re.IGNORECASE):
+            return "did_change"
         if has_term and (_YESNO.search(question) or re.search(r"\bthe same\b", question, re.IGNORECASE)):
             return "did_change" if named else None
         if named == 2:
@@ -107,9 +118,9 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
         return "changed_in" if named == 1 else None
     if not has_term:
         return None
-    if _REMOVED.search(question):  # "when was the deprecated --x removed?" asks for the removal
+    if _REMOVED.search(question) and _WHEN.search(question):  # "when was the deprecated --x removed?": removal
         return "removed"
-    if _DEPRECATED.search(question):
+    if _DEPRECATED.search(question) and (_WHEN.search(question) or _YESNO.search(question)):
         return "deprecated"
     if _WHICH.search(question):
         return "which_releases"
@@ -128,10 +139,13 @@ def _term(question: str, spans: list[tuple[int, int]], timeline: Timeline, produ
         text[s:e] = " " * (e - s)
     rest = "".join(text)
     ids = sorted((t for t in identifiers(rest.replace("*", "")) if t not in product_words), key=strength)
-    for t in ids:
-        for p in products:
-            if timeline.occurrences(p, t):
-                return t, p
+    # Of the names the docs hold, the surest kind first, then the rarest: "remote_write max_samples_per_send" asks
+    # about max_samples_per_send, the section remote_write only places it.
+    held = [(strength(t), len(occ), i, t, p) for i, t in enumerate(ids) for p in products
+            if (occ := timeline.occurrences(p, t))]
+    if held:
+        _, _, _, t, p = min(held)
+        return t, p
     for t in ids:  # a family named by its stem ("--experimental-compact-hash-check" for its -enabled and -time)
         for p in products:
             family = [x for x in timeline.terms_like(p, t) if x[len(t):len(t) + 1] in ("-", ".", "_")]
@@ -167,6 +181,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     if all(_kind(question, True, n) is None for n in (0, 1, 2)):
         return None
     routing = detect(question, catalogue, pinned_product=pinned_product)
+    first_product = routing.product
     held = set(timeline.products())
     products = [routing.product] if routing.product else [c.name for c in catalogue]
     products = [p for p in products if p in held]
@@ -183,7 +198,8 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
             return None
     if routing.product is None:
         routing = detect(question, catalogue, pinned_product=product)
-    named = sort_releases(routing.releases) if routing.product == product else []
+    # Releases the question names: a release routing chose by default (the newest) is no release asked about.
+    named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
     kind = _kind(question, term is not None, len(named))
     if kind is None:
         return None
@@ -192,7 +208,8 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         term = None  # a common word is a topic, not a term
     topic = [w for w in re.findall(r"[a-z][\w\-]+", question.lower()) if w not in _STOP and w not in product_words
              and len(w) >= 4]
-    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic)
+    source = routing.product_source if first_product else "inferred"
+    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source)
 
 
 # -- reading the docs ---------------------------------------------------------------------------------------------
@@ -349,8 +366,8 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
                          f"{ans.cite(r.cited(r.best(present[0])))}."
         ans.releases = [asked]
     else:  # which_releases
-        cites = " ".join(ans.cite(r.cited(r.best(rel))) for rel in live)
-        text = f"{name} is documented in {q.product} {', '.join(live)}.\n{cites}"
+        listed = ", ".join(f"{rel} {ans.cite(r.cited(r.best(rel)))}" for rel in live)
+        text = f"{name} is documented in {q.product} {listed}."
         absent = [rel for rel in held if rel not in live]
         if absent:
             text += f"\nNot in {', '.join(absent)}."

@@ -21,7 +21,7 @@ from pathlib import Path
 from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
 from assistant.library.versions import sort_releases
 
-__all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections", "TIMELINE_VERSION"]
+__all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections", "file_key", "TIMELINE_VERSION"]
 
 # Bump when what is drawn from a file changes (terms.py's rules, how sections are cut): every file is redone once.
 TIMELINE_VERSION = 2
@@ -60,6 +60,12 @@ class Occurrence:
     path: str
     ord: int
     heading: str
+
+
+def file_key(row) -> str:
+    """What the timeline's rows of a file were drawn from: its content, how it was read and chunked (the manifest's
+    recipe: a new reader may cut other headings from the same bytes) and this module's own version."""
+    return f"{row.hash}:{row.recipe}:{TIMELINE_VERSION}"
 
 
 def _digest(text: str) -> str:
@@ -107,8 +113,7 @@ class Timeline:
     # -- keeping it in line with the manifest -------------------------------------------------------------------
     def refresh(self, product: str, release: str, manifest) -> int:
         """Bring one release in line with the manifest; returns the number of files redone or removed."""
-        indexed = {p: f"{r.hash}:{TIMELINE_VERSION}" for p, r in manifest.files(product, release).items()
-                   if r.status == "indexed"}
+        indexed = {p: file_key(r) for p, r in manifest.files(product, release).items() if r.status == "indexed"}
         have = dict(self.db.execute("SELECT path, hash FROM tl_files WHERE product=? AND release=?",
                                     (product, release)).fetchall())
         gone = [p for p in have if p not in indexed]
