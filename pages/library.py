@@ -1,5 +1,5 @@
 """Library: products and releases with their files, chunks, last indexing and failures; describe, rename,
-order, delete and re-index."""
+order, delete and re-index; what changed between two releases, and a term's timeline."""
 
 import streamlit as st
 
@@ -21,7 +21,7 @@ if product is None:
     st.stop()
 releases = catalogue[product]
 meta = services.library.meta(product)
-describe, manage, rename = st.tabs(["Describe", "Releases", "Rename"])
+describe, manage, changed, rename = st.tabs(["Describe", "Releases", "What changed", "Rename"])
 
 with describe, st.form("meta"):
     display = st.text_input("Display name", meta.display_name)
@@ -68,6 +68,38 @@ with manage:
                 st.rerun()
             except svc.LibraryError as exc:
                 st.error(str(exc))
+
+with changed:
+    term = st.text_input("Timeline of a term (a flag, key, metric, heading...)", key="timeline_term",
+                         placeholder="--snapshot-count")
+    if term.strip():
+        st.dataframe(services.term_timeline(product, term), hide_index=True, key="term_timeline")
+    if len(releases) < 2:
+        st.caption("Two releases are needed to compare.")
+    else:
+        c1, c2, c3 = st.columns([1, 1, 2])
+        old = c1.selectbox("From release", releases, index=len(releases) - 2, key="diff_old")
+        new = c2.selectbox("To release", releases, index=len(releases) - 1, key="diff_new")
+        where = c3.text_input("Only files or headings containing", key="diff_filter", placeholder="configuration")
+        rows = services.what_changed(product, old, new) if old != new else []
+        counts = {k: sum(r.kind == k for r in rows) for k in ("changed", "added", "removed", "renamed")}
+        st.markdown(f"**{old} → {new}**: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + " sections "
+                    "(release notes and upgrade guides first)")
+        kinds = st.multiselect("Show", list(counts), default=list(counts), key="diff_kinds")
+        shown = [r for r in rows if r.kind in kinds and where.lower() in r.label.lower()]
+        for r in shown[:60]:
+            with st.expander(("release notes · " if r.release_notes else "") + r.label):
+                if r.kind in ("changed", "renamed"):
+                    left, right = st.columns(2)
+                    left.caption(f"{old}: {r.old_heading}")
+                    left.text(r.old_text)
+                    right.caption(f"{new}: {r.heading}")
+                    right.text(r.new_text)
+                else:
+                    st.caption(old if r.kind == "removed" else new)
+                    st.text(r.old_text or r.new_text)
+        if len(shown) > 60:
+            st.caption(f"… and {len(shown) - 60} more: narrow them with the filter above.")
 
 with rename, st.form("rename"):
     new = st.text_input("New folder name", product)

@@ -189,7 +189,10 @@ def index_state(data_dir: str, markers: list[str]) -> dict:
     from assistant.library.store import ReleaseStore
     from assistant.settings import Settings
 
+    from assistant.library.timeline import TIMELINE_VERSION
+
     indexer = build_indexer(Settings(data_dir=Path(data_dir), models_dir=PROJECT_ROOT / "models"))
+    timeline = indexer.timeline
     out = {}
     for release in RELEASES:
         rows = indexer.manifest.files(PRODUCT, release)
@@ -205,6 +208,13 @@ def index_state(data_dir: str, markers: list[str]) -> dict:
             "points": ReleaseStore(indexer.store, PRODUCT, release, indexer.embedder.dim).count(),
             "chunks": sum(row.n_chunks for row in rows.values() if row.status == "indexed"),
             "markers": found,
+            # The release timeline (issue 16) follows the manifest file by file: same files, same hashes, same text.
+            "timeline_files": dict(timeline.db.execute("SELECT path, hash FROM tl_files WHERE product=? AND release=?",
+                                                       (PRODUCT, release)).fetchall()),
+            "timeline_expected": {rel: f"{row.hash}:{TIMELINE_VERSION}" for rel, row in rows.items()
+                                  if row.status == "indexed"},
+            "timeline_markers": {m: sorted({o.path for o in timeline.occurrences(PRODUCT, m) if o.release == release})
+                                 for m in markers},
         }
     return out
 
@@ -228,6 +238,8 @@ def check_index(lib: CrashLibrary) -> None:
         assert s["points"] == s["chunks"] > 0
         for marker in markers:
             assert s["markers"][marker] == sorted(expected[marker].get(release, [])), (release, marker)
+            assert s["timeline_markers"][marker] == s["markers"][marker], (release, marker)
+        assert s["timeline_files"] == s["timeline_expected"]
 
 
 def crash_run(tmp_path: Path, seed: int, first_kills: int, update_kills: int, on_dirty: int = 1) -> list[int]:

@@ -129,3 +129,29 @@ def test_counting_tokens_while_another_thread_embeds_breaks_neither():
 
     assert run_in_threads(count, embed) == []
     assert min(rounds) > 0
+
+
+def test_a_question_is_encoded_once_however_many_stages_embed_it(monkeypatch):
+    from assistant.backends import embedder as module
+
+    emb = get_embedder(Settings())
+    encoded: list[list[str]] = []
+    real = emb._encode
+    monkeypatch.setattr(emb, "_encode", lambda texts: encoded.append(list(texts)) or real(texts))
+    question = "How do I rotate the access keys of an IAM user? (memo test)"
+    first = emb.embed([question])
+    again = emb.embed([question, "a rewrite of it (memo test)"])  # the retrieval stage's batch: one new text
+    assert encoded == [[question], ["a rewrite of it (memo test)"]]
+    assert np.array_equal(first[0], again[0])
+    again[0, 0] = 9.0  # what a caller gets is its own copy
+    assert emb.embed([question])[0, 0] != 9.0
+    chunks = [f"chunk {i} of a sync (memo test)" for i in range(module.QUERY_BATCH + 1)]
+    emb.embed(chunks)
+    emb.embed(chunks)
+    assert encoded[-2:] == [chunks, chunks]  # a sync's batches are not remembered
+    for i in range(module.QUERY_MEMO):  # questions asked since, the question itself now the oldest
+        emb._memo[f"filler {i}"] = first[0]
+    emb.embed(["the newest question (memo test)"])
+    assert len(emb._memo) == module.QUERY_MEMO and question not in emb._memo  # the oldest went first
+    emb.embed([question])
+    assert encoded[-1] == [question]

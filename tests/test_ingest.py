@@ -62,7 +62,7 @@ def indexed_files(indexer, product: str, release: str, status: str = "indexed") 
 
 
 def assert_report_shape(report: dict) -> None:
-    assert REPORT_KEYS <= set(report) and set(report) - REPORT_KEYS <= {"cancelled", "device"}, report
+    assert REPORT_KEYS <= set(report) and set(report) - REPORT_KEYS <= {"cancelled", "device", "timeline_s"}, report
     for entry in report["files_failed"]:
         assert set(entry) == {"path", "error"} and entry["error"].strip()
     for entry in report["files_skipped"]:

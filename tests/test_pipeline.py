@@ -49,7 +49,8 @@ def test_search_only_routes_and_isolates_releases(pipeline):
         if row["gold"] and row["kind"] != "missing":
             answerable += 1
             hits += any(g in _files(res, 3) for g in row["gold"])
-        assert res.answer == "" or res.knowledge_missing
+        # Search-only writes no answer, except a timeline question's, which the release timeline answers with no LLM.
+        assert res.answer == "" or res.knowledge_missing or (res.status == "timeline" and res.sources)
         assert res.llm_calls == 0
     assert answerable and hits / answerable >= 0.75, f"gold hit@3 {hits}/{answerable}"
 

@@ -97,7 +97,7 @@ def _paths(hits) -> list[str]:
 
 def test_points_are_stored_counted_and_found_by_meaning(backend):
     store, vectors = _fill(backend)
-    assert store.exists() and store.count() == len(TEXTS) and store.vector_size() == DIM
+    assert store.exists() and store.count() == len(TEXTS) and store.vector_size() == DIM and not store.empty()
     assert len(store.ids()) == len(TEXTS)
     for i, vec in enumerate(vectors):
         hits = store.search(vec, 3)
@@ -149,7 +149,7 @@ def test_releases_never_see_each_other(backend):
 def test_a_dropped_release_finds_nothing_and_can_be_rebuilt(backend):
     store, vectors = _fill(backend)
     store.drop()
-    assert not store.exists() and store.count() == 0 and store.vector_size() is None
+    assert not store.exists() and store.count() == 0 and store.vector_size() is None and store.empty()
     assert store.search(vectors[0], 3) == [] and store.lexical("max_shards", 3) == [] and not store.has_term("max_shards")
     assert store.hybrid(SearchSpec([vectors[0]], ["max_shards"])) == ([], [], [])
     _fill(backend)

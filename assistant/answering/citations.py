@@ -23,6 +23,15 @@ class Source:
     cited: bool = False
     chunk_ids: tuple[str, ...] = ()
     context_id: str = ""
+    page_label: str | None = None  # a PDF page's printed label where it differs from `page` (the index opened)
+
+
+def page_citation(page: int | None, label: str | None) -> str:
+    """Which page a citation names: its printed label, with the PDF page index beside it where the two differ ("iv
+    (PDF page 4)": a reader finds iv in the printed book, the viewer opens page 4), else the index ("4")."""
+    if not page:
+        return ""
+    return f"{label} (PDF page {page})" if label and label != str(page) else str(page)
 
 
 def cited_numbers(answer: str) -> list[int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from assistant.answering.citations import Source
+from assistant.answering.citations import Source, page_citation
 from assistant.backends.chat import ChatModel
 
 # iKnow: each intent has its own criteria for a correct answer.
@@ -32,7 +32,7 @@ def build_messages(*, question: str, rewritten: str, intent: str | None, product
         parts.append(f"About the {product} documents: {product_description}")
     parts.append("Context:")
     for s in sources:
-        where = s.path + (f", page {s.page}" if s.page else "") + (f", section \"{s.section}\"" if s.section else "")
+        where = s.path + (f", page {page_citation(s.page, s.page_label)}" if s.page else "") + (f", section \"{s.section}\"" if s.section else "")
         parts.append(f"[{s.n}] ({s.product} {s.release}, {where})\n{s.text}")
     parts.append(f"Release(s) the answer applies to: {', '.join(releases)}")
     if intent in ANSWER_REQUIREMENTS:

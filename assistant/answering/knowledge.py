@@ -128,3 +128,16 @@ def degraded_answer(verdict: KnowledgeVerdict, product: str, releases: list[str]
 def suggest_question(title: str, section: str, product: str, release: str) -> str:
     topic = section.split(" > ")[-1] if section else title
     return f"What does the {product} {release} documentation say about {topic}?"
+
+
+def everyday_words(tokenizer) -> frozenset[str]:
+    """Everyday words: the whole words of the embedding model's vocabulary (WordPiece keeps ~20k of them)."""
+    vocab = getattr(tokenizer, "get_vocab", dict)()
+    return frozenset(w for w in vocab if w.isalpha() and w.islower())
+
+
+def naming_words(product: str | None, mentions, catalogue) -> set[str]:
+    """The words that name the product or its release ("prom", "prometheus", "v2.53"): never a feature of it."""
+    names = [product or "", *mentions]
+    names += [a for c in catalogue or [] if c.name == product for a in getattr(c, "aliases", None) or []]
+    return {w for name in names for w in tokenize(name)}

@@ -17,6 +17,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from assistant.answering import citations as cite
 from assistant.answering import knowledge as kn
 from assistant.answering.catalogue_questions import answer_catalogue_question
+from assistant.answering.change_questions import answer_timeline_question, phrase
 from assistant.answering.extractive import extractive_answer
 from assistant.answering.fusion import lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
@@ -36,8 +37,8 @@ from assistant.backends.llama_adapters import LocalEmbedding
 from assistant.library.catalogue import Library
 from assistant.library.manifest import Manifest
 from assistant.library.recipe import embedding_model_tag
-from assistant.library.lexical import tokenize
 from assistant.library.store import ReleaseStore, collection_name
+from assistant.library.timeline import Timeline
 from assistant.settings import Settings
 
 __all__ = ["AskResult", "Candidate", "Pipeline"]
@@ -48,7 +49,7 @@ class Pipeline:
 
     def __init__(self, settings: Settings, *, library: Library, manifest: Manifest, store, embedder,
                  intent: IntentClassifier, reranker: CrossEncoderRerank | None = None,
-                 llm: ChatModel | None = None) -> None:
+                 llm: ChatModel | None = None, timeline: Timeline | None = None) -> None:
         self.settings = settings
         self.library = library
         self.manifest = manifest
@@ -58,6 +59,7 @@ class Pipeline:
         self.intent = intent
         self.reranker = reranker
         self.llm = llm
+        self.timeline = timeline or Timeline(settings.index_dir / "timeline.sqlite")
         self._indexes: dict[tuple[str, str], ReleaseIndex] = {}
         self.model_tag = embedding_model_tag(settings)  # releases embedded by another model are searched by words
 
@@ -71,9 +73,7 @@ class Pipeline:
 
     @cached_property
     def common_words(self) -> frozenset[str]:
-        """Everyday words: the whole words of the embedding model's vocabulary (WordPiece keeps ~20k of them)."""
-        vocab = getattr(getattr(self.embedder, "tokenizer", None), "get_vocab", dict)()
-        return frozenset(w for w in vocab if w.isalpha() and w.islower())
+        return kn.everyday_words(getattr(self.embedder, "tokenizer", None))
 
     def vocab(self, *releases: tuple[str, str]) -> Lexicon:
         """The indexed words of these (product, release) pairs, asked of the store's sparse index."""
@@ -114,6 +114,7 @@ class Pipeline:
         run("query_check", self.check_question)       # iKnow: decline empty, gibberish, out-of-scope
         run("intent", self.detect_intent)             # iKnow: prototypical intent, for every question that passes
         run("catalogue", self.answer_from_catalogue)  # which/how many/newest/oldest releases: no search, no LLM
+        run("timeline", self.answer_from_timeline)    # when X came/went, what changed in Y: no search, no LLM
         run("routing", self.route)                    # QAMR: product and release(s); product from evidence if unnamed
         run("rewrite", self.rewrite_query)            # Ericsson/iKnow/QAMR: standalone, expanded, several queries
         run("retrieval", self.retrieve)               # Ericsson/DECO: dense + lexical, fused, per release
@@ -166,6 +167,20 @@ class Pipeline:
             res = t.result
             res.status, res.answer, res.product, res.releases = "catalogue", found.answer, found.product, found.releases
             res.product_source = "catalogue"
+            t.done = True
+        return t
+
+    def answer_from_timeline(self, t: Turn) -> Turn:
+        found = answer_timeline_question(t.question, t.catalogue, self.timeline, pinned_product=t.pinned_product)
+        if found is not None:
+            res = t.result
+            res.status, res.answer, res.product, res.releases = "timeline", found.answer, found.product, found.releases
+            res.product_source, res.release_source = "catalogue", "named" if found.releases else "none"
+            res.standalone, res.rewritten = t.question, found.query()
+            res.knowledge_missing = found.missing
+            res.knowledge = {"missing": found.missing, "reason": "the release timeline" + (
+                " holds nothing on it" if found.missing else f" ({len(found.cited)} passages)"), "relevance": 1.0}
+            res.answer, res.sources = cite.apply(phrase(found, t.question, t.llm), found.sources())
             t.done = True
         return t
 
@@ -284,7 +299,7 @@ class Pipeline:
             release_vocab=vocab_union or None, other_vocabs=others, suggestion=suggestion,
             llm=t.llm if p.knowledge == "scores+llm" else None,
             context=[n.node.get_content() for n in contexts],
-            ignore_words=_naming_words(routing, t.catalogue), common_words=self.common_words,
+            ignore_words=kn.naming_words(routing.product, routing.mentions, t.catalogue), common_words=self.common_words,
         )
         t.result.knowledge = asdict(verdict)
         t.result.knowledge_missing = verdict.missing
@@ -301,6 +316,7 @@ class Pipeline:
             cite.Source(
                 n=i, product=node.node.metadata["product"], release=node.node.metadata["release"],
                 path=node.node.metadata["path"], page=node.node.metadata.get("page"),
+                page_label=node.node.metadata.get("page_label"),
                 section=node.node.metadata.get("section") or "", title=node.node.metadata.get("title") or "",
                 score=float(node.score or 0.0), text=text,
                 chunk_ids=tuple(node.node.metadata.get("chunk_ids", ())), context_id=node.node.node_id,
@@ -365,7 +381,7 @@ class Pipeline:
             row, best = rows[cid], by_ctx[cid]
             meta = dict(best.node.metadata)
             meta.update(product=row.product, release=row.release, path=row.path, title=row.title,
-                        section=row.section, page=row.page,
+                        section=row.section, page=row.page, page_label=row.page_label,
                         chunk_ids=[c.node.node_id for c in candidates if c.node.metadata.get("context_id") == cid])
             out.append(NodeWithScore(node=TextNode(id_=cid, text=row.text, metadata=meta), score=best.score))
         return out
@@ -428,10 +444,3 @@ class _Runner:
     def _tell(self, event: StageEvent) -> None:
         if self.observer is not None:
             self.observer(event)
-
-
-def _naming_words(routing: Routing, catalogue) -> set[str]:
-    """The words that name the product or its release ("prom", "prometheus", "v2.53"): never a feature of it."""
-    names = [routing.product or "", *routing.mentions]
-    names += [a for c in catalogue or [] if c.name == routing.product for a in getattr(c, "aliases", None) or []]
-    return {w for name in names for w in tokenize(name)}

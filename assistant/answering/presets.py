@@ -41,7 +41,7 @@ class Preset:
 
 # Every stage the pipeline knows, in order; catalogue, routing, rewrite, retrieval, select, reduce, generation and citations
 # run in every preset (reduce "none" still numbers the sources; generation without an LLM leaves the answer empty).
-STAGES = ("query_check", "intent", "catalogue", "routing", "rewrite", "retrieval", "rerank", "select", "knowledge", "reduce",
+STAGES = ("query_check", "intent", "catalogue", "timeline", "routing", "rewrite", "retrieval", "rerank", "select", "knowledge", "reduce",
           "generation", "citations")
 
 

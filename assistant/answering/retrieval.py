@@ -98,7 +98,7 @@ class Lexicon:
         return self._seen[term]
 
     def __bool__(self) -> bool:
-        return any(s.count() for s in self.stores)
+        return any(not s.empty() for s in self.stores)
 
 
 @dataclass

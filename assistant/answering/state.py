@@ -89,6 +89,7 @@ class AskResult:
             "answer": self.answer,
             "sources": [
                 {"n": s.n, "product": s.product, "release": s.release, "path": s.path, "page": s.page,
+                 "page_label": s.page_label,
                  "section": s.section, "score": round(s.score, 4), "text": s.text, "cited": s.cited}
                 for s in self.sources
             ],

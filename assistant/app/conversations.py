@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from assistant.answering.citations import page_citation
 from assistant.app.db import AppDB
 
 TITLE_CHARS = 80
@@ -121,7 +122,7 @@ def conversation_markdown(title: str, messages: list[dict]) -> str:
         if t.get("sources"):
             lines += ["Sources:", ""]
             for s in t["sources"]:
-                where = s["path"] + (f", page {s['page']}" if s.get("page") else "")
+                where = s["path"] + (f", page {page_citation(s['page'], s.get('page_label'))}" if s.get("page") else "")
                 where += f", § {s['section']}" if s.get("section") else ""
                 mark = "" if s.get("cited") else " (retrieved, not cited)"
                 lines.append(f"- [{s['n']}] {s['product']} {s['release']}: {where}{mark}")

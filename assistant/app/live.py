@@ -110,6 +110,8 @@ class LiveAnswer:
     def _stage_line(self, stage: str, res: AskResult) -> str:
         if stage == "query_check":
             return "Checking the question…"
+        if stage == "timeline":
+            return "Looking the question up in the release timeline…"
         if stage == "routing":
             return "Choosing the product and release…"
         if stage == "intent":

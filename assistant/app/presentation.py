@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from assistant.answering.citations import page_citation
+
 # --------------------------------------------------------------------------------------------- presentation
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
@@ -26,7 +28,7 @@ def md_escape(text: str) -> str:
 
 
 def source_label(s: dict) -> str:
-    where = md_escape(s["path"]) + (f" p.{s['page']}" if s.get("page") else "")
+    where = md_escape(s["path"]) + (f" p.{md_escape(page_citation(s['page'], s.get('page_label')))}" if s.get("page") else "")
     if s.get("section"):
         where += f" § {md_escape(s['section'])}"
     cited = "" if s.get("cited") else " · *also retrieved*"
@@ -42,7 +44,7 @@ def md_escape_block(text: str) -> str:
 def open_label(s: dict) -> str:
     """The primary action on a source: open it in the app where it cites."""
     if s.get("page"):
-        return f"Open at page {s['page']}"
+        return f"Open at page {page_citation(s['page'], s.get('page_label'))}"
     return "Open at section" if s.get("section") else "Open"
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from assistant.answering.presets import get_preset, with_overrides
+from assistant.app.changes import ChangeRow, term_timeline, what_changed
 from assistant.app.config import LLM_FIELDS, load_settings
 from assistant.app.connection import LLMState, connect_llm
 from assistant.app.conversations import Conversations, history
@@ -226,6 +227,12 @@ class Services:
         if report.saved:
             report.started = self.start_sync(report.product, report.release)
         return report
+
+    def what_changed(self, product: str, old: str, new: str) -> list[ChangeRow]:
+        return what_changed(self.indexer.timeline, product, old, new)
+
+    def term_timeline(self, product: str, term: str) -> list[dict]:
+        return term_timeline(self.indexer.timeline, product, term)
 
     def library_overview(self) -> pd.DataFrame:
         lib, manifest = self.library, self.indexer.manifest

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -74,8 +75,16 @@ def resolve_precision(precision: str) -> str:
     return precision
 
 
+QUERY_BATCH = 4  # a call this small is a question being asked, not a sync embedding chunks
+QUERY_MEMO = 256  # questions and their rewrites remembered, newest kept
+
+
 class Embedder:
-    """Sentence-transformers embeddings, L2-normalised, with the model's own token counter."""
+    """Sentence-transformers embeddings, L2-normalised, with the model's own token counter.
+
+    Small calls (questions) are remembered by text: one answer embeds its question in the query check, the intent
+    stage, the product evidence and the retrieval, and a model call is over half of a search-only answer's time
+    (issue 13: 3.9 encodes a question, 20 ms each, on the AWS library)."""
 
     def __init__(self, path: Path, batch_size: int | None = None, description: str = "", precision: str = "float32",
                  device: Device | None = None) -> None:
@@ -96,10 +105,31 @@ class Embedder:
         self.dim = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") else self.model.get_sentence_embedding_dimension())
         self.tokenizer = self.model.tokenizer
         self._lock = threading.Lock()
+        self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memo_lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) > QUERY_BATCH:
+            return self._encode(texts)
+        with self._memo_lock:
+            known = {t: self._memo[t] for t in texts if t in self._memo}
+            for t in known:
+                self._memo.move_to_end(t)
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        if todo:
+            for t, vec in zip(todo, self._encode(todo)):
+                vec.setflags(write=False)  # shared between callers: nobody may change a remembered vector
+                known[t] = vec
+            with self._memo_lock:
+                for t in todo:
+                    self._memo[t] = known[t]
+                while len(self._memo) > QUERY_MEMO:
+                    self._memo.popitem(last=False)
+        return np.stack([known[t] for t in texts])
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         import torch
 
         with self._lock:  # torch already uses every core; two encodes at once only thrash

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from assistant.answering.citations import page_citation
 from assistant.answering.state import PRODUCT_SOURCE_TEXT
 from assistant.settings import Settings
 
@@ -49,7 +50,7 @@ def _print_human(res) -> None:
     print(res.answer or "(search-only: ranked sources below)")
     print()
     for s in res.sources:
-        where = s.path + (f" p.{s.page}" if s.page else "") + (f" § {s.section}" if s.section else "")
+        where = s.path + (f" p.{page_citation(s.page, s.page_label)}" if s.page else "") + (f" § {s.section}" if s.section else "")
         print(f"[{s.n}] {s.product} {s.release} {where} ({s.score:.3f}){'' if s.cited else ' (also retrieved)'}")
     for n in res.notices:
         print(f"note: {n}", file=sys.stderr)

@@ -25,6 +25,7 @@ from llama_index.core.schema import (
 from pydantic import Field, PrivateAttr
 
 from assistant.library.documents import ParsedDocument
+from assistant.library.entries import split_blocks
 
 ID_NAMESPACE = uuid.UUID("5b0f3a0e-6c1d-4f57-9a51-0c7d6a1f2e11")
 _PARA = re.compile(r"\n\s*\n")
@@ -32,8 +33,9 @@ _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 # Bump whenever the chunks made from the same document change (splitting rules, prefix, ids): see ingest.index_recipe.
 # 2: a title and section prefix longer than MAX_PREFIX_TOKENS is shortened (it was counted as 48 but kept whole);
 # 3: runs without spaces are cut to the budget in tokens, not at 2 characters a token (8 base64 and URL-encoded blobs
-# in the AWS guides overflowed the model by 95 word pieces in all).
-CHUNKER_VERSION = 3
+# in the AWS guides overflowed the model by 95 word pieces in all); 4: a long reference block (flag list, configuration
+# reference, option list, table) is split at its entries, one search chunk each, a table row under its header (issue 15).
+CHUNKER_VERSION = 4
 MAX_PREFIX_TOKENS = 48
 CHARS_PER_TOKEN = 4  # only used to size padding, which is cut on whitespace anyway
 
@@ -62,6 +64,7 @@ def section_documents(parsed: ParsedDocument, *, product: str, release: str, pat
                     "title": parsed.title,
                     "section": " > ".join(sec.section_path),
                     "page": sec.page,
+                    "page_label": sec.page_label,
                 },
             )
         )
@@ -125,6 +128,20 @@ def _pack(units: list[str], budget: int, count: Callable[[list[str]], list[int]]
         cur_n += n + (sep_n if len(cur) > 1 else 0)
     if cur:
         pieces.append(sep.join(cur))
+    return pieces
+
+
+def search_pieces(text: str, budget: int, count: Callable[[list[str]], list[int]]) -> list[str]:
+    """A section's search pieces: prose packed as before; a reference block too long for one piece gives one piece per
+    entry (issue 15), so a flag or a field is not searched in a chunk diluted by four others. A block that fits in
+    one piece stays whole: splitting it would only add chunks (and embedding time)."""
+    pieces: list[str] = []
+    for block in split_blocks(text):
+        if block.entries and count([block.text])[0] > budget:
+            for entry, n in zip(block.entries, count(list(block.entries))):
+                pieces.extend([entry] if n <= budget else _split_long(entry, budget, count))
+        elif units := _units(block.text):
+            pieces.extend(_pack(units, budget, count))
     return pieces
 
 
@@ -201,7 +218,7 @@ class DualChunkParser(NodeParser):
             md = sec.metadata
             prefix, prefix_n = fit_prefix(embed_prefix(md["title"], md["section"]), self._count)
             budget = max(self.search_tokens - prefix_n, 32)
-            pieces = _pack(_units(sec.get_content()), budget, self._count)
+            pieces = search_pieces(sec.get_content(), budget, self._count)
             # Group consecutive search pieces into context cores of at most context_tokens.
             group: list[str] = []
             group_n = 0
@@ -219,7 +236,7 @@ class DualChunkParser(NodeParser):
         chunk_no = 0
         for ctx_no, (sec, prefix, group) in enumerate(cores):
             md = sec.metadata
-            meta = {k: md[k] for k in ("product", "release", "path", "title", "section", "page")}
+            meta = {k: md.get(k) for k in ("product", "release", "path", "title", "section", "page", "page_label")}
             ctx_id = context_chunk_id(product, release, path, ctx_no)
             before = _tail(core_texts[ctx_no - 1], self.padding_tokens) if ctx_no > 0 else ""
             after = _head(core_texts[ctx_no + 1], self.padding_tokens) if ctx_no + 1 < len(cores) else ""

@@ -11,7 +11,8 @@ class Section:
 
     text: str
     section_path: list[str] = field(default_factory=list)
-    page: int | None = None  # 1-based page number for PDFs
+    page: int | None = None  # 1-based page index for PDFs (what a viewer opens)
+    page_label: str | None = None  # the printed page label ("iv", "A-3") where it differs from the index
 
 
 @dataclass

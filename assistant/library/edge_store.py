@@ -285,6 +285,10 @@ class EdgeShards:
     def count(self, name: str) -> int:
         return self._guard(name, lambda s: s.count(qe.CountRequest(exact=True)), 0)
 
+    def empty(self, name: str) -> bool:
+        first = qe.ScrollRequest(limit=1, with_payload=False, with_vector=False)
+        return not self._guard(name, lambda s: s.scroll(first)[0], [])
+
     def ids(self, name: str) -> set[str]:
         def scroll(shard) -> set[str]:
             out: set[str] = set()

@@ -38,6 +38,7 @@ from assistant.library.readers import read_document
 from assistant.library.recipe import index_recipe
 from assistant.library.scan import scan_release
 from assistant.library.store import ReleaseStore
+from assistant.library.timeline import Timeline
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class SyncReport:
     chunks: int = 0
     seconds: float = 0.0
     cancelled: bool = False
+    timeline_s: float = 0.0  # of `seconds`: bringing the release timeline (timeline.py) in line
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -133,6 +135,10 @@ class Indexer:
     @cached_property
     def embedder(self) -> Embedder:
         return self._embedder_factory()
+
+    @cached_property
+    def timeline(self) -> Timeline:
+        return Timeline(self.settings.index_dir / "timeline.sqlite")
 
     @cached_property
     def recipe(self) -> str:
@@ -229,6 +235,10 @@ class Indexer:
             if (product, release) in self.manifest.releases():  # it had been indexed: drop its collection
                 store.drop()
             self.manifest.drop_release(product, release)
+        t1 = time.perf_counter()  # every sync, even a no-op one: it also finishes a refresh a kill interrupted
+        self.timeline.refresh(product, release, self.manifest)
+        self.timeline.drop_missing(set(self.manifest.releases()))
+        report.timeline_s = round(time.perf_counter() - t1, 3)
         report.chunks = sum(r.n_chunks for r in self.manifest.files(product, release).values() if r.status == "indexed")
         report.seconds = round(time.perf_counter() - t0, 3)
         return report
@@ -407,7 +417,8 @@ class Indexer:
         for p in batch:
             contexts = [
                 ContextRow(c.node_id, product, release, p.path, c.metadata["ctx_no"], c.metadata["title"],
-                           c.metadata["section"], c.metadata["page"], c.get_content(), c.metadata["core"])
+                           c.metadata["section"], c.metadata["page"], c.get_content(), c.metadata["core"],
+                           c.metadata.get("page_label"))
                 for c in p.contexts
             ]
             chunks = [(n.node_id, n.metadata["chunk_no"], n.metadata["context_id"], embed_text(n)) for n in p.search]

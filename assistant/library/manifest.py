@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (product, release, path);
 CREATE TABLE IF NOT EXISTS contexts (
     id TEXT PRIMARY KEY, product TEXT NOT NULL, release TEXT NOT NULL, path TEXT NOT NULL,
-    ctx_no INTEGER NOT NULL, title TEXT, section TEXT, page INTEGER, text TEXT NOT NULL, core TEXT NOT NULL
+    ctx_no INTEGER NOT NULL, title TEXT, section TEXT, page INTEGER, text TEXT NOT NULL, core TEXT NOT NULL,
+    page_label TEXT                  -- a PDF page's printed label where it differs from its index
 );
 CREATE INDEX IF NOT EXISTS contexts_by_file ON contexts (product, release, path);
 CREATE TABLE IF NOT EXISTS releases (
@@ -74,6 +75,7 @@ class ContextRow:
     page: int | None
     text: str
     core: str
+    page_label: str | None = None
 
 
 class _Connection(sqlite3.Connection):
@@ -102,6 +104,8 @@ class Manifest:
         for column in ("encoding", "title", "description"):  # added with issue 18; NULL until a file is re-read
             if column not in columns:
                 db.execute(f"ALTER TABLE files ADD COLUMN {column} TEXT")
+        if "page_label" not in {r[1] for r in db.execute("PRAGMA table_info(contexts)")}:  # issue 15
+            db.execute("ALTER TABLE contexts ADD COLUMN page_label TEXT")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -163,9 +167,10 @@ class Manifest:
                 [(cid, product, release, path, no, ctx, text) for cid, no, ctx, text in chunks],
             )
             self.db.executemany(
-                "INSERT OR REPLACE INTO contexts (id, product, release, path, ctx_no, title, section, page, text, core) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [(c.id, product, release, path, c.ctx_no, c.title, c.section, c.page, c.text, c.core) for c in contexts],
+                "INSERT OR REPLACE INTO contexts (id, product, release, path, ctx_no, title, section, page, text, core, "
+                "page_label) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [(c.id, product, release, path, c.ctx_no, c.title, c.section, c.page, c.text, c.core, c.page_label)
+                 for c in contexts],
             )
             self.db.execute(
                 "INSERT INTO files (product, release, path, hash, size, mtime_ns, status, n_chunks, indexed_at, recipe, "
@@ -240,10 +245,16 @@ class Manifest:
             batch = context_ids[i : i + 500]
             q = ",".join("?" * len(batch))
             for r in self.db.execute(
-                f"SELECT id, product, release, path, ctx_no, title, section, page, text, core FROM contexts WHERE id IN ({q})", batch
+                f"SELECT id, product, release, path, ctx_no, title, section, page, text, core, page_label FROM contexts "
+                f"WHERE id IN ({q})", batch
             ):
                 out[r[0]] = ContextRow(*r)
         return out
+
+    def section_cores(self, product: str, release: str, path: str) -> list[tuple[str, str]]:
+        """(section breadcrumb, core text) of one file's context chunks in order: its sections' text, unpadded."""
+        return self.db.execute("SELECT section, core FROM contexts WHERE product=? AND release=? AND path=? "
+                               "ORDER BY ctx_no", (product, release, path)).fetchall()
 
     def generation(self, product: str, release: str) -> int:
         row = self.db.execute("SELECT generation FROM releases WHERE product=? AND release=?", (product, release)).fetchone()

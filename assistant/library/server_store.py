@@ -125,6 +125,10 @@ class QdrantServer:
     def count(self, name: str) -> int:
         return self._guard(name, lambda: self.client.count(name, exact=True).count, 0)
 
+    def empty(self, name: str) -> bool:
+        return not self._guard(name, lambda: self.client.scroll(name, limit=1, with_payload=False,
+                                                                with_vectors=False)[0], [])
+
     def ids(self, name: str) -> set[str]:
         def scroll() -> set[str]:
             out: set[str] = set()

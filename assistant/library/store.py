@@ -192,6 +192,10 @@ class ReleaseStore:
     def count(self) -> int:
         return self.backend.count(self.name)
 
+    def empty(self) -> bool:
+        """No point at all: one point fetched, where an exact count walks the whole shard (3 ms at 47k points)."""
+        return self.backend.empty(self.name)
+
     def ids(self) -> set[str]:
         return self.backend.ids(self.name)
 

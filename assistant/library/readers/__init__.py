@@ -21,8 +21,10 @@ _KINDS = {
 SUPPORTED_SUFFIXES = tuple(_KINDS)
 # Bump whenever a reader's output changes for some file (a sync then re-reads every file indexed before; see
 # ingest.index_recipe). 2: Markdown backslash escapes undone outside code. 3: text decoded by detection (Latin-1,
-# cp1252, ...), front-matter-only pages skipped, .docx read.
-READER_VERSION = 3
+# cp1252, ...), front-matter-only pages skipped, .docx read. 4: PDFs as documents (issue 15): sections at headings
+# (outline titles, else numbered headings), words hyphenated at line ends joined, wrapped table cells kept in their row,
+# printed page labels kept; Markdown headings keep `<code>` in backticks (Prometheus' `<scrape_config>`).
+READER_VERSION = 4
 _LABELS = {"pdf": "a PDF", "docx": "a Word document", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 
 # Line-based parsers (and their regexes) assume prose; a 1 MB line is a data dump or minified blob. Each line

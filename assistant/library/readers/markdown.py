@@ -18,6 +18,7 @@ _LIST_OR_QUOTE = re.compile(r"^\s*([-*+>|]|\d+[.)])(\s|$)")
 _SHORTCODE_OPEN, _SHORTCODE_CLOSE = re.compile(r"\{\{[<%]"), re.compile(r"[>%]\}\}")  # Hugo {{< x >}}, {{% x %}}
 _COMMENT_OPEN, _COMMENT_CLOSE = re.compile("<!--"), re.compile("-->")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,20}(?:\s[^<>]{0,200})?/?>")
 _MAX_HEADING_CHARS = 300  # longer lines are prose; also keeps the heading regex linear in practice
 
 
@@ -142,7 +143,11 @@ def _is_setext(rows: list[tuple[str, bool]], i: int) -> bool:
 
 def _clean_heading(text: str) -> str:
     text = re.sub(r"\s*\{#[^}]*\}\s*$", "", text)  # {#custom-anchor}
-    text = re.sub(r"<[^>]{0,200}>", "", _LINK.sub(r"\1", text))
+    # HTML tags go, but not inside code: Prometheus names its configuration blocks `<scrape_config>`, and those
+    # headings came out empty, leaving 60 sections of its configuration reference without their heading path.
+    # Only what reads as a tag goes: etcd's "listen-<client,peer>-urls" keeps its words.
+    text = "".join(part if part.startswith("`") else _HTML_TAG.sub("", _LINK.sub(r"\1", part))
+                   for part in re.split(r"(`[^`]+`)", text))
     return " ".join(text.replace("`", "").replace("**", "").split())[:200]
 
 

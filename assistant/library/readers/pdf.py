@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-import re
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -12,6 +12,14 @@ from pypdf.errors import DependencyError
 
 from assistant.library.documents import ParsedDocument, ReadFailure, Section
 from assistant.library.readers.common import brief, tidy
+from assistant.library.readers.pdf_layout import (
+    follows,
+    join_hyphenated,
+    numbered_heading,
+    strip_running_lines,
+    table_lines,
+    title_line,
+)
 
 # A PDF's page tree and content streams may be shared, so a small file can declare 100,000 pages or inflate to
 # gigabytes of text (measured: a 600 KB file repeating one page 100,000 times took 45 s and 165 MB to read; an
@@ -26,10 +34,6 @@ MAX_PDF_CONTENT_BYTES = 200_000_000
 
 # ---------------------------------------------------------------- PDF
 
-_PAGE_NUMBER = re.compile(r"(?i)^[\s\-–—|]*(page\s*)?\d{1,5}(\s*(of|/)\s*\d{1,5})?[\s\-–—|]*$")
-_COLUMN_GAP = re.compile(r" {3,}")  # layout mode pads table columns with spaces; justified prose gets two
-_BULLET_GAP = re.compile(r"^([•◦▪‣·*-]) \| ")
-_EDGE_LINES = 2  # running headers and footers live in the first and last two lines of a page
 _PLACEHOLDER_TITLES = {"", "untitled", "anonymous", "unknown"}
 
 
@@ -66,9 +70,13 @@ def read_pdf(data: bytes, path: Path) -> ParsedDocument:
         if chars > MAX_PDF_TEXT_CHARS:
             raise ReadFailure(f"PDF expands to more than {MAX_PDF_TEXT_CHARS // 1_000_000} million characters of text "
                               f"by page {number} (split it)")
-    page_lines = _strip_running_lines(extracted)
-    paths = _outline_paths(reader, len(pages))
-    sections = [Section(text=tidy(lines), section_path=paths[i], page=i + 1) for i, lines in enumerate(page_lines)]
+    page_lines = join_hyphenated(strip_running_lines(extracted))
+    labels = _page_labels(reader, len(pages))
+    starts = _outline_starts(reader)
+    if starts:
+        sections = _outline_sections(page_lines, starts, labels)
+    else:  # no outline: numbered headings, in a larger font than the body where the PDF says which is larger
+        sections = _numbered_sections(page_lines, _large_text(pages), labels)
     first_line = next((line for lines in page_lines for line in lines if line.strip()), "")
     title = _pdf_meta_title(reader) or (first_line if len(first_line) <= 120 else "") or path.stem
     return ParsedDocument(title=title, sections=sections, kind="pdf")
@@ -91,29 +99,7 @@ def _page_lines(page: PageObject, number: int) -> list[str]:
             raw = page.extract_text()
         except Exception as exc:
             raise ReadFailure(f"PDF is damaged: cannot extract text from page {number}: {brief(exc)}") from exc
-    lines = (_COLUMN_GAP.sub(" | ", line.strip()).replace("  ", " ") for line in raw.splitlines())
-    return [_BULLET_GAP.sub(r"\1 ", line) for line in lines]
-
-
-def _normalise(line: str) -> str:
-    return " ".join(re.sub(r"\d+", "#", line).lower().split())
-
-
-def _strip_running_lines(pages: list[list[str]]) -> list[list[str]]:
-    """Drop bare page numbers and lines repeated at the top or bottom of more than half the pages."""
-    edges = []
-    for lines in pages:
-        filled = [i for i, line in enumerate(lines) if line.strip()]
-        edges.append(set(filled[:_EDGE_LINES] + filled[-_EDGE_LINES:]))
-    counts: Counter[str] = Counter()
-    for lines, edge in zip(pages, edges):
-        counts.update({_normalise(lines[i]) for i in edge})
-    repeated = {line for line, count in counts.items() if count >= 2 and count * 2 > len(pages)}
-    return [
-        [line for i, line in enumerate(lines)
-         if not (i in edge and (_normalise(line) in repeated or _PAGE_NUMBER.match(line)))]
-        for lines, edge in zip(pages, edges)
-    ]
+    return table_lines(raw.splitlines())
 
 
 def _pdf_meta_title(reader: PdfReader) -> str:
@@ -124,8 +110,19 @@ def _pdf_meta_title(reader: PdfReader) -> str:
     return "" if title.lower() in _PLACEHOLDER_TITLES else title
 
 
-def _outline_paths(reader: PdfReader, page_count: int) -> list[list[str]]:
-    """Bookmark breadcrumb in force on each page; empty everywhere when there are none or they are broken."""
+def _page_labels(reader: PdfReader, page_count: int) -> list[str | None]:
+    """The printed label of each page ("iv", "A-3") where it is not the page's 1-based index, else None."""
+    try:
+        labels = list(reader.page_labels)
+    except Exception:
+        return [None] * page_count
+    if len(labels) != page_count:
+        return [None] * page_count
+    return [label if label and label != str(i + 1) else None for i, label in enumerate(labels)]
+
+
+def _outline_starts(reader: PdfReader) -> list[tuple[int, list[str]]]:
+    """(0-based page, bookmark breadcrumb) of each outline entry in page order; empty when none or broken."""
     starts: list[tuple[int, list[str]]] = []
 
     def walk(items: list, parents: list[str]) -> None:
@@ -142,15 +139,89 @@ def _outline_paths(reader: PdfReader, page_count: int) -> list[list[str]]:
     try:
         walk(reader.outline, [])
     except Exception:
-        return [[] for _ in range(page_count)]
-    starts.sort(key=lambda start: start[0])  # stable: the deepest entry on a page stays last
-    paths, current, j = [], [], 0
-    for page in range(page_count):
-        while j < len(starts) and starts[j][0] <= page:
-            current = starts[j][1]
+        return []
+    starts.sort(key=lambda start: start[0])  # stable: entries on one page keep their outline order
+    return starts
+
+
+def _outline_sections(pages: list[list[str]], starts: list[tuple[int, list[str]]],
+                      labels: list[str | None]) -> list[Section]:
+    """Each page cut where an outline entry's title is printed on it, so a section starting mid-page gets its own
+    path; an entry whose title is not found on its page takes the page from its top."""
+    sections: list[Section] = []
+    current: list[str] = []
+    j = 0
+    for index, lines in enumerate(pages):
+        cuts: list[tuple[int, int, list[str]]] = []  # (first line of the section, first line of its text, path)
+        while j < len(starts) and starts[j][0] <= index:
+            at = title_line(lines, starts[j][1][-1]) if starts[j][0] == index else None
+            cuts.append((0, 0, starts[j][1]) if at is None else (at, at + 1, starts[j][1]))
             j += 1
-        paths.append(list(current))
-    return paths
+        begin = 0
+        for at, text_at, crumbs in sorted(cuts, key=lambda cut: cut[0]):
+            _add(sections, lines[begin:at], current, index, labels)
+            current, begin = crumbs, max(begin, text_at)
+        _add(sections, lines[begin:], current, index, labels)
+    return sections
+
+
+def _numbered_sections(pages: list[list[str]], large: set[str] | None, labels: list[str | None]) -> list[Section]:
+    """Sections under numbered headings ("2.1 Installing") that follow one another in order and, when the PDF
+    has larger text than its body, are printed larger."""
+    sections: list[Section] = []
+    crumbs: list[tuple[tuple[int, ...], str]] = []
+    previous: tuple[int, ...] | None = None
+    for index, lines in enumerate(pages):
+        begin = 0
+        for i, line in enumerate(lines):
+            found = numbered_heading(line)
+            if not found or not follows(previous, found[0]):
+                continue
+            if large is not None and not _printed_large(line, large):
+                continue
+            _add(sections, lines[begin:i], [title for _, title in crumbs], index, labels)
+            number, title = found
+            crumbs = [(n, t) for n, t in crumbs if len(n) < len(number)] + [(number, " ".join(line.split()))]
+            previous, begin = number, i + 1
+        _add(sections, lines[begin:], [title for _, title in crumbs], index, labels)
+    return sections
+
+
+def _add(sections: list[Section], lines: list[str], path: list[str], index: int, labels: list[str | None]) -> None:
+    text = tidy(lines)
+    if text:
+        sections.append(Section(text=text, section_path=list(path), page=index + 1, page_label=labels[index]))
+
+
+def _printed_large(line: str, large: set[str]) -> bool:
+    text = " ".join(line.split()).lower()
+    return text in large or any(len(run) >= 4 and run in text for run in large)
+
+
+_LARGER = 1.15  # a heading's font is at least this much larger than the body's
+
+
+def _large_text(pages: list[PageObject]) -> set[str] | None:
+    """Lines (lower case, spaces squeezed) printed in a font larger than the body's, or None when the PDF gives
+    no font sizes to compare (then numbering and order alone decide a heading)."""
+    runs: list[tuple[str, float]] = []
+
+    def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
+        if text.strip() and size:
+            runs.append((" ".join(text.split()).lower(), size * (math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3]) or 1.0)))
+
+    try:
+        for page in pages:
+            page.extract_text(visitor_text=visit)
+    except Exception:
+        return None
+    weight: Counter[float] = Counter()
+    for text, size in runs:
+        weight[round(size, 1)] += len(text)
+    if len(weight) < 2:
+        return None
+    body = weight.most_common(1)[0][0]
+    return {text for text, size in runs if size >= body * _LARGER}
 
 
 # ---------------------------------------------------------------- HTML

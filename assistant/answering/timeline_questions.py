@@ -1,0 +1,360 @@
+"""Timeline questions (issue 16) answered from the release timeline with citations, no search and no LLM call:
+when a term was introduced, removed or deprecated, whether it is in a release, which releases have it. Change
+questions (what changed in a release, between two, did a term change) are answered in change_questions.py.
+
+A question is one only when it names a term the product's docs hold (a flag, key, metric, path or, failing those,
+its rarest word found in the docs) and asks about releases in so many words; "what is the default
+--snapshot-count in 3.5?" names no timeline ("when", "since", "which releases", "removed"...) and is searched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from assistant.answering import citations as cite
+from assistant.answering.routing import detect
+from assistant.library.catalogue import ProductInfo
+from assistant.library.diffs import is_release_notes
+from assistant.library.terms import identifiers, normal_term, strength, token_pattern
+from assistant.library.timeline import Occurrence, Timeline
+from assistant.library.versions import sort_releases
+
+__all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_question", "answer_term_question",
+           "term_lines", "excerpt"]
+
+Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_releases", "changed_in",
+               "changed_between", "did_change"]
+
+_CHANGE = re.compile(r"\bchang\w*|\bdiffer\w*|\bthe same\b|what'?s new|\bnew in\b(?=.*\b(?:release|version|v?\d))",
+                     re.IGNORECASE)
+_YESNO = re.compile(r"^\s*(?:did|does|do|has|have|is|are|was|were)\b", re.IGNORECASE)
+_DEPRECATED = re.compile(r"\bdeprecat\w*", re.IGNORECASE)
+_REMOVED = re.compile(r"\b(?:removed?|removal|dropped|go(?:ne)?\s+away|went\s+away|no\s+longer|last\s+(?:\w+\s+)?"
+                      r"(?:release|version)|deleted|disappear\w*|retired)\b", re.IGNORECASE)
+_INTRODUCED = re.compile(r"\b(?:introduc\w*|added|appear\w*|first|since|c[oa]me\s+in|new\s+in|show(?:s|ed)?\s+up|"
+                         r"arriv\w*|available\s+from|begin|began|start\w*|exist\w*)\b", re.IGNORECASE)
+_WHEN = re.compile(r"\b(?:when|since|which|what)\b", re.IGNORECASE)
+_WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:releases|versions)\b", re.IGNORECASE)
+_IN_RELEASE = re.compile(r"^\s*(?:is|are|does|do|can|has|was)\b.*\b(?:there|have|has|support\w*|use|using|exist\w*|"
+                         r"include\w*|part\s+of|available|document\w*|know|offer\w*|provide\w*|accept\w*|ship\w*)\b",
+                         re.IGNORECASE)
+# Words that carry no term: question words, timeline words, generic doc nouns.
+_STOP = set("""a an the of for in on to is are was were be been do does did have has had which what when who why how
+since release releases version versions first last introduced introduce added add appear appeared removed remove
+removal deprecated deprecate deprecation change changed changes between and or from with without default docs doc
+documentation document documents documented flag flags option options setting settings feature features
+metric metrics field fields function functions endpoint endpoints there this that these those can could use used
+using did does go away gone come came show shows showed up new still any every same way become became its it
+relative compared versus against than about part available support supports supported exist exists existed
+include includes included where whether ever become been tool tools page pages compare""".split())
+
+
+@dataclass(frozen=True)
+class TimelineQuestion:
+    kind: Kind
+    product: str
+    term: str | None          # None: a change question about a whole release
+    releases: list[str]       # the releases the question names, oldest first
+    all_releases: list[str]   # every release of the product the timeline holds, oldest first
+    topic: list[str] = field(default_factory=list)  # other words, to narrow a change question
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A passage an answer cites: opens like any source (release, file, section) in the chat."""
+
+    release: str
+    path: str
+    section: str
+    text: str
+
+
+@dataclass
+class TimelineAnswer:
+    kind: Kind
+    product: str
+    term: str | None
+    answer: str
+    releases: list[str]       # the release(s) the answer is about, the one it names first first
+    cited: list[Cited] = field(default_factory=list)  # [n] in the answer is cited[n - 1]
+    missing: bool = False     # nothing in the library supports an answer
+
+    def sources(self) -> list[cite.Source]:
+        """The cited passages as the answer's sources, numbered as the answer cites them."""
+        return [cite.Source(n=i, product=self.product, release=c.release, path=c.path, page=None, section=c.section,
+                            title="", score=1.0, text=c.text) for i, c in enumerate(self.cited, start=1)]
+
+    def query(self) -> str:
+        """The question as the timeline reads it (shown as the rewritten query)."""
+        return " ".join(x for x in (self.kind.replace("_", " "), self.term or "", self.product, *self.releases) if x)
+
+    def cite(self, c: Cited) -> str:
+        """The marker of a passage, adding it once."""
+        if c not in self.cited:
+            self.cited.append(c)
+        return f"[{self.cited.index(c) + 1}]"
+
+
+# -- parsing ------------------------------------------------------------------------------------------------------
+def _kind(question: str, has_term: bool, named: int) -> Kind | None:
+    if _CHANGE.search(question):
+        if has_term and (_YESNO.search(question) or re.search(r"\bthe same\b", question, re.IGNORECASE)):
+            return "did_change" if named else None
+        if named == 2:
+            return "changed_between"
+        return "changed_in" if named == 1 else None
+    if not has_term:
+        return None
+    if _REMOVED.search(question):  # "when was the deprecated --x removed?" asks for the removal
+        return "removed"
+    if _DEPRECATED.search(question):
+        return "deprecated"
+    if _WHICH.search(question):
+        return "which_releases"
+    if _INTRODUCED.search(question) and _WHEN.search(question):
+        return "introduced"
+    if named == 1 and _IN_RELEASE.search(question):
+        return "in_release"
+    return None
+
+
+def _term(question: str, spans: list[tuple[int, int]], timeline: Timeline, products: list[str],
+          product_words: set[str]) -> tuple[str | None, str | None]:
+    """(term, product): the first identifier the docs hold, else the question's rarest word the docs hold."""
+    text = list(question)
+    for s, e in spans:
+        text[s:e] = " " * (e - s)
+    rest = "".join(text)
+    ids = sorted((t for t in identifiers(rest.replace("*", "")) if t not in product_words), key=strength)
+    for t in ids:
+        for p in products:
+            if timeline.occurrences(p, t):
+                return t, p
+    for t in ids:  # a family named by its stem ("--experimental-compact-hash-check" for its -enabled and -time)
+        for p in products:
+            family = [x for x in timeline.terms_like(p, t) if x[len(t):len(t) + 1] in ("-", ".", "_")]
+            if family:
+                return min(family, key=len), p
+    if ids:  # an identifier the docs never name: asked about, and missing
+        return ids[0], products[0] if len(products) == 1 else None
+    words = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
+    words = [w for w in dict.fromkeys(words) if w not in _STOP and w not in product_words and len(w) >= 4]
+    # Headings are terms too: "Time Durations" as two or three words of the question.
+    grams = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
+    for g in grams:
+        for p in products:
+            if timeline.occurrences(p, g, scan=False):
+                return g, p
+    # A word written in capitals ("GOMEMLIMIT", "OTLP") names something: it goes before the rarest word.
+    capitals = {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", rest)}
+    best: tuple[tuple[bool, int], str, str] | None = None
+    for w in words:
+        for p in products:
+            n = len(timeline.occurrences(p, w)) or len(timeline.terms_containing(p, w))
+            if n and (best is None or (w not in capitals, n) < best[0]):
+                best = ((w not in capitals, n), w, p)
+    return (best[1], best[2]) if best else (None, None)
+
+
+def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
+                            pinned_product: str | None = None) -> TimelineQuestion | None:
+    """The timeline or change question this is, or None for any other question."""
+    if len(question) > 300 or not catalogue:
+        return None
+    # Cheap first: a question no term could make a timeline question is never looked up in the timeline.
+    if all(_kind(question, True, n) is None for n in (0, 1, 2)):
+        return None
+    routing = detect(question, catalogue, pinned_product=pinned_product)
+    held = set(timeline.products())
+    products = [routing.product] if routing.product else [c.name for c in catalogue]
+    products = [p for p in products if p in held]
+    if not products:
+        return None
+    spans = [(m.start(), m.end()) for raw in routing.mentions
+             for m in re.finditer(re.escape(raw), question, re.IGNORECASE)]
+    product_words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]}
+    term, product = _term(question, spans, timeline, products, product_words)
+    if product is None:
+        if term is None and len(products) == 1:
+            product = products[0]
+        else:
+            return None
+    if routing.product is None:
+        routing = detect(question, catalogue, pinned_product=product)
+    named = sort_releases(routing.releases) if routing.product == product else []
+    kind = _kind(question, term is not None, len(named))
+    if kind is None:
+        return None
+    if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
+            and len(timeline.occurrences(product, term)) > 40:
+        term = None  # a common word is a topic, not a term
+    topic = [w for w in re.findall(r"[a-z][\w\-]+", question.lower()) if w not in _STOP and w not in product_words
+             and len(w) >= 4]
+    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic)
+
+
+# -- reading the docs ---------------------------------------------------------------------------------------------
+def term_lines(text: str, term: str) -> list[int]:
+    """Indexes of the lines of `text` that hold the term as a whole token."""
+    pattern = token_pattern(term)
+    return [i for i, line in enumerate(text.splitlines()) if pattern.search(line)]
+
+
+def excerpt(text: str, term: str | None, *, around: int = 1, limit: int = 420) -> str:
+    """The lines around the first mention of the term (the whole start of the section when none)."""
+    lines = text.splitlines()
+    hits = term_lines(text, term) if term else []
+    if not hits:
+        return text[:limit].strip()
+    i = hits[0]
+    out = "\n".join(lines[max(0, i - around): i + around + 1]).strip()
+    return out if len(out) <= limit else out[:limit].rsplit(" ", 1)[0] + " …"
+
+
+_HISTORY = re.compile(r"\b(?:renamed|removed|no\s+longer|was\s+called|formerly|replaced|has\s+been\s+dropped)\b",
+                      re.IGNORECASE)
+_STATED = {
+    "introduced": re.compile(r"\b(?:added|introduced|new|available|since|starting|from|as\s+of|requires?)\b[^.\n]{0,40}?"
+                             r"\bv?\d+\.\d+(?:\.\d+)?", re.IGNORECASE),
+    "deprecated": re.compile(r"deprecat", re.IGNORECASE),
+    "removed": re.compile(r"\b(?:removed|no\s+longer\s+(?:supported|available|exists?))\b", re.IGNORECASE),
+}
+
+
+class _Reader:
+    """A term's occurrences in one product, with the texts of their sections read once."""
+
+    def __init__(self, timeline: Timeline, q: TimelineQuestion) -> None:
+        self.timeline, self.q = timeline, q
+        self.occ = timeline.occurrences(q.product, q.term) if q.term else []
+        self._texts: dict[tuple[str, str, int], str] = {}
+
+    def text(self, o: Occurrence) -> str:
+        key = (o.release, o.path, o.ord)
+        if key not in self._texts:
+            row = self.timeline.section(self.q.product, o.release, o.path, o.ord)
+            self._texts[key] = row.text if row else ""
+        return self._texts[key]
+
+    def lines(self, o: Occurrence) -> list[str]:
+        lines = self.text(o).splitlines()
+        return [lines[i] for i in term_lines(self.text(o), self.q.term)]
+
+    def historical(self, o: Occurrence) -> bool:
+        """Mentioned only as history: an upgrade guide or changelog, or a line that says it was renamed/removed."""
+        lines = self.lines(o)
+        return is_release_notes(o.path, o.heading) or bool(lines) and all(_HISTORY.search(ln) for ln in lines)
+
+    def releases(self, live: bool = False) -> list[str]:
+        return sort_releases({o.release for o in self.occ if not live or not self.historical(o)})
+
+    def best(self, release: str, live: bool = True) -> Occurrence | None:
+        """The passage to cite in a release: a section named after the term, then a reference page, then any."""
+        found = [o for o in self.occ if o.release == release]
+        if not found:
+            return None
+        key = normal_term(self.q.term)
+        return min(found, key=lambda o: (live and self.historical(o), key not in o.heading.lower(),
+                                         not self.lines(o), o.path, o.ord))
+
+    def cited(self, o: Occurrence) -> Cited:
+        return Cited(o.release, o.path, o.heading, excerpt(self.text(o), self.q.term))
+
+    def stated(self, kind: str) -> tuple[Occurrence, str] | None:
+        """Where the docs say it themselves ("added in v3.5", "deprecated"): the first such line, oldest first. A
+        flag is also looked for without its dashes, as a config file key ("experimental-x" beside `// Deprecated`)."""
+        pattern = _STATED.get(kind)
+        if pattern is None:
+            return None
+        for term in dict.fromkeys([self.q.term, self.q.term.lstrip("-")]):
+            occ = self.occ if term == self.q.term else self.timeline.occurrences(self.q.product, term)
+            for o in occ:
+                lines = self.text(o).splitlines()
+                for i in term_lines(self.text(o), term):
+                    window = " ".join(ln.strip() for ln in lines[max(0, i - 1): i + 2])
+                    if pattern.search(window):
+                        return o, window[:300]
+        return None
+
+
+# -- answering ----------------------------------------------------------------------------------------------------
+def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAnswer:
+    r = _Reader(timeline, q)
+    name = f"`{q.term}`"
+    ans = TimelineAnswer(q.kind, q.product, q.term, "", [])
+    held = q.all_releases
+    if not r.occ:
+        ans.missing = True
+        ans.answer = (f"No release of {q.product} in the library mentions {name} ({', '.join(held)} searched), so "
+                      "the docs cannot say when it came or went.")
+        return ans
+    present = r.releases()
+    live = r.releases(live=True) or present
+    if q.kind == "introduced":
+        first = present[0]
+        before = held[: held.index(first)]
+        text = f"{name} first appears in {q.product} {first} {ans.cite(r.cited(r.best(first)))}"
+        text += f"; {before[-1]} does not mention it." if before else \
+            " (the oldest release in the library, so it may be older still)."
+        stated = r.stated("introduced")
+        if stated:
+            text += f"\nThe docs state: \"{stated[1]}\" {ans.cite(r.cited(stated[0]))}"
+        ans.answer, ans.releases = text, [first]
+    elif q.kind == "removed":
+        last = live[-1]
+        after = held[held.index(last) + 1:]
+        stated = r.stated("removed")
+        if not after and stated and is_release_notes(stated[0].path, stated[0].heading):
+            # Still named in the newest release, but its own upgrade notes say it is gone: their word decides.
+            text = (f"{name} is removed in {q.product} {stated[0].release}, as its upgrade notes state: "
+                    f"\"{stated[1]}\" {ans.cite(r.cited(stated[0]))}")
+            ans.releases, stated = [stated[0].release], None
+        elif not after:
+            text = f"{name} has not been removed: the newest release, {last}, still documents it " \
+                   f"{ans.cite(r.cited(r.best(last)))}."
+            ans.releases = [last]
+        else:
+            gone = after[0]
+            text = (f"{name} was removed in {q.product} {gone}: the last release that documents it is {last} "
+                    f"{ans.cite(r.cited(r.best(last)))}, and {gone} does not.")
+            note = r.best(gone, live=False)
+            if note is not None:
+                text += f" {gone} mentions it only as a change {ans.cite(r.cited(note))}."
+            ans.releases = [gone, last]
+        if stated:
+            text += f"\nThe docs state: \"{stated[1]}\" {ans.cite(r.cited(stated[0]))}"
+        ans.answer = text
+    elif q.kind == "deprecated":
+        stated = r.stated("deprecated")
+        if stated:
+            o, line = stated
+            text = f"{name} is deprecated as of {q.product} {o.release}: \"{line}\" {ans.cite(r.cited(o))}"
+            earlier = held[: held.index(o.release)]
+            if earlier and earlier[-1] in present:
+                text += f"\n{earlier[-1]} documents it without a deprecation {ans.cite(r.cited(r.best(earlier[-1])))}."
+            ans.releases = [o.release]
+        else:
+            text = (f"No release of {q.product} calls {name} deprecated; it is documented in {', '.join(live)} "
+                    f"{ans.cite(r.cited(r.best(live[-1])))}.")
+            ans.releases = live
+        ans.answer = text
+    elif q.kind == "in_release":
+        asked = q.releases[-1]
+        if asked in live or asked in present:
+            ans.answer = f"Yes: {q.product} {asked} documents {name} {ans.cite(r.cited(r.best(asked)))}."
+        else:
+            ans.answer = f"No: {q.product} {asked} does not mention {name}. It appears in {', '.join(present)} " \
+                         f"{ans.cite(r.cited(r.best(present[0])))}."
+        ans.releases = [asked]
+    else:  # which_releases
+        cites = " ".join(ans.cite(r.cited(r.best(rel))) for rel in live)
+        text = f"{name} is documented in {q.product} {', '.join(live)}.\n{cites}"
+        absent = [rel for rel in held if rel not in live]
+        if absent:
+            text += f"\nNot in {', '.join(absent)}."
+        for rel in (rel for rel in present if rel not in live):
+            text += f" {rel} mentions it only as a change {ans.cite(r.cited(r.best(rel, live=False)))}."
+        ans.answer, ans.releases = text, live
+    return ans

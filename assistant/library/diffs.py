@@ -1,0 +1,153 @@
+"""What changed between two releases of a product (issue 16): the sections of each file, matched by path and
+heading path and compared by content, give sections added, removed, changed and renamed; the identifiers give
+terms added and removed. Release notes, changelogs, upgrade and migration guides are found by name and heading so
+an answer can prefer what the docs say changed.
+
+`diff_sections` is pure (two lists of sections in, changes out); `diff_releases` reads them from the timeline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from assistant.library.timeline import SectionRow, Timeline
+
+__all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_release_notes", "notes_rank"]
+
+ChangeKind = Literal["added", "removed", "changed", "renamed"]
+# A removed and an added section of one file with this much of their words in common are one section renamed.
+RENAME_SIMILARITY = 0.6
+_NOTES = re.compile(r"change[-_ ]?log|changes|release[-_ ]?notes?|what'?s[-_ ]?new|news|upgrad|migrat|downgrad",
+                    re.IGNORECASE)
+# A heading says so in its first words ("Upgrade checklists", "Release notes for 3.5"), not in passing
+# ("message DowngradeInfo" in an API reference).
+_NOTES_HEADING = re.compile(r"^\W*(?:change[-_ ]?log|changes\b|release[-_ ]?notes?|what'?s[-_ ]?new|upgrad\w*\b|"
+                            r"migrat\w*\b|downgrad\w*\b)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SectionChange:
+    kind: ChangeKind
+    path: str
+    old: SectionRow | None  # None for an added section
+    new: SectionRow | None  # None for a removed one
+
+    @property
+    def heading(self) -> str:
+        return (self.new or self.old).heading
+
+
+@dataclass
+class ReleaseDiff:
+    product: str
+    old_release: str
+    new_release: str
+    changes: list[SectionChange] = field(default_factory=list)
+    files_added: list[str] = field(default_factory=list)
+    files_removed: list[str] = field(default_factory=list)
+    terms_added: list[str] = field(default_factory=list)
+    terms_removed: list[str] = field(default_factory=list)
+
+    def count(self, kind: ChangeKind) -> int:
+        return sum(c.kind == kind for c in self.changes)
+
+
+def is_release_notes(path: str, heading: str = "") -> bool:
+    """A changelog, release notes, upgrade, downgrade or migration guide, by file name or heading."""
+    return bool(_NOTES.search(path.rsplit("/", 1)[-1]) or _NOTES_HEADING.search(heading.split(" > ", 1)[0]))
+
+
+def notes_rank(path: str, release: str) -> tuple[bool, bool]:
+    """Sort key of release notes for a release: those naming its version ("upgrade_3_6.md" for v3.6) first, then
+    upgrade guides and changelogs before downgrade guides."""
+    core = re.search(r"\d+(?:\.\d+)*", release)
+    digits = core.group().split(".") if core else []
+    name = path.rsplit("/", 1)[-1].lower()
+    named = bool(digits) and bool(re.search(r"(?<!\d)" + r"[._-]?".join(digits[:2]) + r"(?!\d)", name))
+    return (not named, "downgrad" in name)
+
+
+@lru_cache(maxsize=1 << 14)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[\w\-.]+", text.lower()))
+
+
+def _similar(a: SectionRow, b: SectionRow) -> float:
+    wa, wb = _words(a.text), _words(b.text)
+    return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+
+
+def _keyed(sections: list[SectionRow]) -> dict[tuple[str, str, int], SectionRow]:
+    """Key a section by path, heading path and which of the same heading in that file it is (two "Example"s)."""
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    out = {}
+    for s in sections:
+        n = seen[(s.path, s.heading)]
+        seen[(s.path, s.heading)] += 1
+        out[(s.path, s.heading, n)] = s
+    return out
+
+
+def _leaf_words(heading: str) -> set[str]:
+    return set(re.findall(r"\w+", heading.rsplit(" > ", 1)[-1].lower()))
+
+
+def _renamed(a: SectionRow, b: SectionRow) -> bool:
+    """Same file; most words in common, or one heading's words inside the other's ("Float literals" -> "Float
+    literals and time durations") under the same parent."""
+    if _similar(a, b) >= RENAME_SIMILARITY:
+        return True
+    wa, wb = _leaf_words(a.heading), _leaf_words(b.heading)
+    pa, pb = a.heading.rpartition(" > ")[0], b.heading.rpartition(" > ")[0]
+    same_parent = pa == pb or _tail(pa) == pb or pa == _tail(pb)
+    return same_parent and bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
+
+
+def _tail(heading: str) -> str:
+    """The breadcrumb without the page's own title (a page whose H1 became its front-matter title keeps its
+    sections: "Querying Prometheus > Subquery" is "Subquery")."""
+    return heading.split(" > ", 1)[1] if " > " in heading else ""
+
+
+def diff_sections(old: list[SectionRow], new: list[SectionRow]) -> list[SectionChange]:
+    """Changes from `old` to `new`, in the new file order (removed sections where they stood)."""
+    a, b = _keyed(old), _keyed(new)
+    common = a.keys() & b.keys()
+    gone = {k: a[k] for k in a.keys() - common}
+    came = {k: b[k] for k in b.keys() - common}
+    # Second pass: the same section under a page title added or dropped from the breadcrumb.
+    pairs = [(a[k], b[k]) for k in common]
+    for ka, sa in list(gone.items()):
+        for kb, sb in list(came.items()):
+            if ka[0] == kb[0] and ka[2] == kb[2] and (_tail(ka[1]) == kb[1] or ka[1] == _tail(kb[1])):
+                pairs.append((sa, sb))
+                del gone[ka], came[kb]
+                break
+    out = [SectionChange("changed", sa.path, sa, sb) for sa, sb in pairs if sa.digest != sb.digest]
+    left = sorted(came.values(), key=lambda s: (s.path, s.ord))
+    # A heading renamed keeps its file and most of its words: pair each gone section with its closest newcomer.
+    for g in sorted(gone.values(), key=lambda s: (s.path, s.ord)):
+        match = next((c for c in sorted((c for c in left if c.path == g.path), key=lambda c: -_similar(g, c))
+                      if _renamed(g, c)), None)
+        if match is not None:
+            out.append(SectionChange("renamed", g.path, g, match))
+            left.remove(match)
+        else:
+            out.append(SectionChange("removed", g.path, g, None))
+    out += [SectionChange("added", c.path, None, c) for c in left]
+    return sorted(out, key=lambda c: (c.path, (c.new or c.old).ord, c.kind))
+
+
+def diff_releases(timeline: Timeline, product: str, old_release: str, new_release: str) -> ReleaseDiff:
+    old, new = timeline.sections(product, old_release), timeline.sections(product, new_release)
+    old_files, new_files = {s.path for s in old}, {s.path for s in new}
+    diff = ReleaseDiff(product, old_release, new_release, diff_sections(old, new),
+                       sorted(new_files - old_files), sorted(old_files - new_files))
+    old_terms, new_terms = timeline.terms_of(product, old_release), timeline.terms_of(product, new_release)
+    diff.terms_added = sorted(new_terms - old_terms)
+    diff.terms_removed = sorted(old_terms - new_terms)
+    return diff

@@ -1,0 +1,149 @@
+"""A PDF's page text made back into a document (issue 15, point 4): lines of each page go in, and out come lines
+without running headers and footers, with words hyphenated across line breaks joined, with table rows whose cells
+wrap kept on one line, and the headings found in them. Pure functions over text: pypdf stays in pdf.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+_PAGE_NUMBER = re.compile(r"(?i)^[\s\-–—|]*(page\s*)?(\d{1,5}|[ivxlcdm]{1,8})(\s*(of|/)\s*\d{1,5})?[\s\-–—|]*$")
+_ROMAN = re.compile(r"(?i)\b(?=[ivxlcdm]+\b)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})\b")
+_EDGE_LINES = 2  # running headers and footers live in the first and last two lines of a page
+_COLUMN_GAP = re.compile(r" {3,}")  # layout mode pads table columns with spaces; justified prose gets two
+_BULLET_GAP = re.compile(r"^([•◦▪‣·*-]) \| ")
+_HYPHENATED = re.compile(r"([A-Za-z]{2,})-$")
+_WORD_START = re.compile(r"^([a-z][A-Za-z]*)(.*)$")
+# "3.2.1 Title" or "3.2. Title": a number path, then a short title starting with a capital, not ending as a sentence.
+_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+([A-Z].{0,78}[^.,;:!?\s])$")
+_MAX_HEADING_WORDS = 10
+_ALIGN = 2  # characters of slack when matching a wrapped cell to its column
+
+
+def _normalise(line: str) -> str:
+    """A running line with its page number (arabic or roman) blanked, so every page's copy reads the same."""
+    line = _ROMAN.sub(lambda m: "#" if m.group(0) else "", line.lower())
+    return " ".join(re.sub(r"\d+", "#", line).split())
+
+
+def strip_running_lines(pages: list[list[str]]) -> list[list[str]]:
+    """Drop bare page numbers (arabic or roman) and lines repeated at the top or bottom of more than half the
+    pages."""
+    edges = []
+    for lines in pages:
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        edges.append(set(filled[:_EDGE_LINES] + filled[-_EDGE_LINES:]))
+    counts: Counter[str] = Counter()
+    for lines, edge in zip(pages, edges):
+        counts.update({_normalise(lines[i]) for i in edge})
+    repeated = {line for line, count in counts.items() if count >= 2 and count * 2 > len(pages)}
+    return [
+        [line for i, line in enumerate(lines)
+         if not (i in edge and (_normalise(line) in repeated or _PAGE_NUMBER.match(line)))]
+        for lines, edge in zip(pages, edges)
+    ]
+
+
+def table_lines(raw: list[str]) -> list[str]:
+    """Layout-mode lines with table cells separated by " | ". A line whose text sits only under the second and later
+    columns of the table row above it is that row's wrapped cells: its pieces are appended to those cells, so a
+    row stays one line (one blank line between them is allowed: layout mode leaves one for a small gap)."""
+    out: list[tuple[list[int], list[str]] | str] = []
+    last_row = -1  # index in out of the last table row, while only blank lines follow it
+    for line in raw:
+        cells = _cells(line)
+        if not cells:
+            out.append("")
+            if last_row >= 0 and len(out) - last_row > 2:
+                last_row = -1
+            continue
+        if last_row >= 0 and _continues(out[last_row], cells):
+            starts, texts = out[last_row]
+            for start, text in cells:
+                k = min(range(len(starts)), key=lambda c: abs(starts[c] - start))
+                texts[k] = f"{texts[k]} {text}"
+            del out[last_row + 1:]  # the blank line between a row and its wrapped part
+            continue
+        if len(cells) >= 2:
+            out.append(([s for s, _ in cells], [t for _, t in cells]))
+            last_row = len(out) - 1
+        else:
+            out.append(line.strip().replace("  ", " "))
+            last_row = -1
+    lines = [" | ".join(item[1]) if isinstance(item, tuple) else item for item in out]
+    return [_BULLET_GAP.sub(r"\1 ", line) for line in lines]
+
+
+def _cells(line: str) -> list[tuple[int, str]]:
+    """(column, text) of each run of text separated by three or more spaces."""
+    out, pos = [], 0
+    for piece in _COLUMN_GAP.split(line.rstrip()):
+        start = line.index(piece, pos) if piece else pos
+        if piece.strip():
+            out.append((start + len(piece) - len(piece.lstrip()), piece.strip().replace("  ", " ")))
+        pos = start + len(piece)
+    return out
+
+
+def _continues(row: tuple[list[int], list[str]] | str, cells: list[tuple[int, str]]) -> bool:
+    if isinstance(row, str):
+        return False
+    starts = row[0]
+    return (cells[0][0] > starts[0] + _ALIGN
+            and all(any(abs(start - s) <= _ALIGN for s in starts[1:]) for start, _ in cells))
+
+
+def join_hyphenated(pages: list[list[str]]) -> list[list[str]]:
+    """"config-" at a line's end and "uration" starting the next line become "configuration". The document's own
+    words decide a real compound: when "well-known" occurs elsewhere in it and "wellknown" does not, the hyphen
+    stays. A table row (a line with " | ") is never joined."""
+    words = Counter(w.lower() for lines in pages for line in lines for w in re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*", line))
+    out = []
+    for lines in pages:
+        lines = list(lines)
+        i = 0
+        while i < len(lines) - 1:
+            end, nxt = _HYPHENATED.search(lines[i]), _WORD_START.match(lines[i + 1].lstrip())
+            if end and nxt and " | " not in lines[i] and " | " not in lines[i + 1]:
+                head, tail = end.group(1), nxt.group(1)
+                keep = words[f"{head}-{tail}".lower()] > 0 and words[f"{head}{tail}".lower()] == 0
+                joined = f"{head}-{tail}" if keep else f"{head}{tail}"
+                lines[i] = lines[i][: end.start()] + joined + nxt.group(2)
+                del lines[i + 1]
+                continue
+            i += 1
+        out.append(lines)
+    return out
+
+
+def numbered_heading(line: str) -> tuple[tuple[int, ...], str] | None:
+    """(number path, title) of a line that reads like a numbered heading, else None."""
+    match = _NUMBERED.match(line.strip())
+    if not match or len(match.group(2).split()) > _MAX_HEADING_WORDS:
+        return None
+    return tuple(int(n) for n in match.group(1).split(".")), match.group(2).strip()
+
+
+def follows(previous: tuple[int, ...] | None, number: tuple[int, ...]) -> bool:
+    """Whether a heading numbered `number` can come next after `previous`: its first child, or the next number at
+    its own or an outer level (one number may be skipped, for a heading the reader missed). A numbered list inside
+    a section ("1. Open the file" after "3.2") fails this, which is what keeps list items out of the path."""
+    if previous is None:
+        return len(number) == 1 or number == (1,) * len(number)
+    if number == previous + (1,):
+        return True
+    k = len(number) - 1
+    return k < len(previous) and number[:k] == previous[:k] and 1 <= number[k] - previous[k] <= 2
+
+
+def title_line(lines: list[str], title: str) -> int | None:
+    """Index of the line that prints an outline entry's title (alone, or after its number), else None."""
+    want = " ".join(title.lower().split())
+    if not want:
+        return None
+    for i, line in enumerate(lines):
+        text = " ".join(line.lower().split())
+        if text == want or (text.endswith(want) and re.fullmatch(r"[\d.]+\s*", text[: len(text) - len(want)])):
+            return i
+    return None

@@ -1,0 +1,236 @@
+"""The release timeline (issue 16), built at index time: every section of every indexed file per release (heading
+path, content digest, text) and every identifier (terms.py) with the release, file and section it appears in.
+
+It is made from what the manifest holds once a release is synced (the sections' text as the readers gave it, the
+context cores in order), file by file: a file whose manifest hash differs from the one recorded here is redone, a
+file the manifest no longer lists leaves, a release the manifest lost is dropped. Each file's rows change in one
+SQLite transaction together with the hash that says they are current, so a kill at any moment leaves every file
+either old or new, and the next refresh (every sync runs one) finishes the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
+from assistant.library.versions import sort_releases
+
+__all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections", "TIMELINE_VERSION"]
+
+# Bump when what is drawn from a file changes (terms.py's rules, how sections are cut): every file is redone once.
+TIMELINE_VERSION = 2
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tl_files (
+    product TEXT NOT NULL, release TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL,
+    PRIMARY KEY (product, release, path)
+);
+CREATE TABLE IF NOT EXISTS tl_sections (
+    product TEXT NOT NULL, release TEXT NOT NULL, path TEXT NOT NULL, ord INTEGER NOT NULL,
+    heading TEXT NOT NULL, digest TEXT NOT NULL, text TEXT NOT NULL,
+    PRIMARY KEY (product, release, path, ord)
+);
+CREATE TABLE IF NOT EXISTS tl_terms (
+    product TEXT NOT NULL, release TEXT NOT NULL, term TEXT NOT NULL, path TEXT NOT NULL, ord INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tl_terms_by_term ON tl_terms (product, term);
+CREATE INDEX IF NOT EXISTS tl_terms_by_file ON tl_terms (product, release, path);
+"""
+
+
+@dataclass(frozen=True)
+class SectionRow:
+    release: str
+    path: str
+    ord: int
+    heading: str  # the breadcrumb, "Configuration flags > Member flags"
+    digest: str   # of the text with whitespace normalised: a re-wrapped paragraph is no change
+    text: str
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    release: str
+    path: str
+    ord: int
+    heading: str
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(re.sub(r"\s+", " ", text).strip().encode()).hexdigest()[:16]
+
+
+def build_sections(release: str, path: str, cores: Iterable[tuple[str, str]]) -> list[SectionRow]:
+    """(section breadcrumb, core text) in context order -> one row per run of the same breadcrumb."""
+    out: list[SectionRow] = []
+    heading, parts = None, []
+
+    def close() -> None:
+        if heading is not None:
+            text = "\n\n".join(parts)
+            out.append(SectionRow(release, path, len(out), heading, _digest(text), text))
+
+    for section, core in cores:
+        if section != heading:
+            close()
+            heading, parts = section, []
+        parts.append(core)
+    close()
+    return out
+
+
+class Timeline:
+    """Its own SQLite file beside the manifest (WAL, a connection per thread, as the manifest does)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._local = threading.local()
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._local.db = db
+        return db
+
+    # -- keeping it in line with the manifest -------------------------------------------------------------------
+    def refresh(self, product: str, release: str, manifest) -> int:
+        """Bring one release in line with the manifest; returns the number of files redone or removed."""
+        indexed = {p: f"{r.hash}:{TIMELINE_VERSION}" for p, r in manifest.files(product, release).items()
+                   if r.status == "indexed"}
+        have = dict(self.db.execute("SELECT path, hash FROM tl_files WHERE product=? AND release=?",
+                                    (product, release)).fetchall())
+        gone = [p for p in have if p not in indexed]
+        todo = [p for p, h in indexed.items() if have.get(p) != h]
+        for path in gone:
+            with _Tx(self.db):
+                self._delete(product, release, path)
+        for path in todo:
+            sections = build_sections(release, path, manifest.section_cores(product, release, path))
+            with _Tx(self.db):
+                self._delete(product, release, path)
+                self.db.executemany(
+                    "INSERT INTO tl_sections (product, release, path, ord, heading, digest, text) VALUES (?,?,?,?,?,?,?)",
+                    [(product, release, path, s.ord, s.heading, s.digest, s.text) for s in sections])
+                self.db.executemany(
+                    "INSERT INTO tl_terms (product, release, term, path, ord) VALUES (?,?,?,?,?)",
+                    [(product, release, t, path, s.ord) for s in sections for t in _section_terms(s)])
+                self.db.execute("INSERT INTO tl_files (product, release, path, hash) VALUES (?,?,?,?)",
+                                (product, release, path, indexed[path]))
+        return len(gone) + len(todo)
+
+    def _delete(self, product: str, release: str, path: str) -> None:
+        for table in ("tl_files", "tl_sections", "tl_terms"):
+            self.db.execute(f"DELETE FROM {table} WHERE product=? AND release=? AND path=?", (product, release, path))
+
+    def drop_missing(self, releases: set[tuple[str, str]]) -> None:
+        """Forget releases the manifest no longer has (deleted from the library)."""
+        held = set(self.db.execute("SELECT DISTINCT product, release FROM tl_files").fetchall())
+        for product, release in held - releases:
+            with _Tx(self.db):
+                for table in ("tl_files", "tl_sections", "tl_terms"):
+                    self.db.execute(f"DELETE FROM {table} WHERE product=? AND release=?", (product, release))
+
+    # -- reading ----------------------------------------------------------------------------------------------------
+    def releases(self, product: str) -> list[str]:
+        rows = self.db.execute("SELECT DISTINCT release FROM tl_files WHERE product=?", (product,)).fetchall()
+        return sort_releases(r[0] for r in rows)
+
+    def products(self) -> list[str]:
+        return sorted(r[0] for r in self.db.execute("SELECT DISTINCT product FROM tl_files"))
+
+    def sections(self, product: str, release: str, path: str | None = None) -> list[SectionRow]:
+        sql = "SELECT release, path, ord, heading, digest, text FROM tl_sections WHERE product=? AND release=?"
+        args: tuple = (product, release)
+        if path is not None:
+            sql, args = sql + " AND path=?", args + (path,)
+        return [SectionRow(*r) for r in self.db.execute(sql + " ORDER BY path, ord", args)]
+
+    def section(self, product: str, release: str, path: str, ord_: int) -> SectionRow | None:
+        row = self.db.execute("SELECT release, path, ord, heading, digest, text FROM tl_sections WHERE product=? "
+                              "AND release=? AND path=? AND ord=?", (product, release, path, ord_)).fetchone()
+        return SectionRow(*row) if row else None
+
+    def occurrences(self, product: str, term: str, *, scan: bool = True) -> list[Occurrence]:
+        """Where a term appears, oldest release first: the identifier index, else a whole-token scan of the text
+        (a prose word such as a tool's name is no identifier but can still be asked about)."""
+        key = normal_term(term)
+        rows = self.db.execute(
+            "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product AND "
+            "s.release=t.release AND s.path=t.path AND s.ord=t.ord WHERE t.product=? AND t.term=?",
+            (product, key)).fetchall()
+        if not rows and scan:
+            pattern = token_pattern(key)
+            like = "%" + key.replace("%", "").replace("_", "\\_") + "%"
+            rows = [(r, p, o, h) for r, p, o, h, text in self.db.execute(
+                "SELECT release, path, ord, heading, text FROM tl_sections WHERE product=? AND text LIKE ? ESCAPE '\\'",
+                (product, like)) if pattern.search(text) or pattern.search(h)]
+        order = {r: i for i, r in enumerate(sort_releases({row[0] for row in rows}))}
+        return [Occurrence(*r) for r in sorted(rows, key=lambda r: (order[r[0]], r[1], r[2]))]
+
+    def terms_of(self, product: str, release: str) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT DISTINCT term FROM tl_terms WHERE product=? AND release=?",
+                                              (product, release))}
+
+    def terms_like(self, product: str, prefix: str, limit: int = 200) -> list[str]:
+        """Terms starting with `prefix` (a question about "--experimental-*" flags)."""
+        like = normal_term(prefix).replace("%", "").replace("_", "\\_") + "%"
+        return [r[0] for r in self.db.execute("SELECT DISTINCT term FROM tl_terms WHERE product=? AND term LIKE ? "
+                                              "ESCAPE '\\' ORDER BY term LIMIT ?", (product, like, limit))]
+
+    def terms_containing(self, product: str, word: str, release: str | None = None) -> list[str]:
+        """Identifiers with the word inside (`--auto-gomemlimit` for "GOMEMLIMIT"), in one release or any."""
+        like = "%" + normal_term(word).replace("%", "").replace("_", "\\_") + "%"
+        sql, args = "SELECT DISTINCT term FROM tl_terms WHERE product=? AND term LIKE ? ESCAPE '\\'", [product, like]
+        if release is not None:
+            sql, args = sql + " AND release=?", args + [release]
+        return sorted(r[0] for r in self.db.execute(sql + " LIMIT 200", args) if is_identifier(r[0]))
+
+    def counts(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """(product, release) -> (sections, distinct terms): what the Library page shows."""
+        out = {}
+        for p, r, n in self.db.execute("SELECT product, release, COUNT(*) FROM tl_sections GROUP BY product, release"):
+            out[(p, r)] = (n, 0)
+        for p, r, n in self.db.execute("SELECT product, release, COUNT(DISTINCT term) FROM tl_terms "
+                                       "GROUP BY product, release"):
+            out[(p, r)] = (out.get((p, r), (0, 0))[0], n)
+        return out
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+
+def _section_terms(s: SectionRow) -> set[str]:
+    """The identifiers of a section, and its own heading (a renamed or new heading is a change to find)."""
+    found = set(identifiers(s.text)) | set(identifiers(s.heading))
+    leaf = s.heading.rsplit(" > ", 1)[-1].strip()
+    if leaf:
+        found.add(normal_term(leaf))
+    return found
+
+
+class _Tx:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb):
+        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        return False
