@@ -56,3 +56,11 @@ def test_a_question_naming_a_flag_reaches_the_entry_that_defines_it_only_with_th
     assert "op-guide/configuration.md" in [s.path for s in with_fields.sources[:3]], with_fields.sources
     without = pipeline.ask(question, search_only=True, preset=_without_fields())
     assert "op-guide/configuration.md" not in [s.path for s in without.sources[:3]]
+
+
+def test_an_api_path_is_present_only_when_the_release_has_the_whole_path():
+    # Every part of `/api/v1/notifications` is an everyday word of any Prometheus release; the path itself is not.
+    vocab = {"api", "v1", "notifications", "api/v1/query"}
+    assert kn.identifiers("Can I read /api/v1/notifications in 2.53?") == ["/api/v1/notifications"]
+    assert not kn.term_present("/api/v1/notifications", vocab)
+    assert kn.term_present("/api/v1/query", vocab | {"query"})

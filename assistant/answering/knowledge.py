@@ -65,7 +65,7 @@ def release_only_words(words: list[str], vocab: Container[str], other_vocabs: di
 def term_present(term: str, vocab: Container[str]) -> bool:
     """A term is documented when every whole token of it is among the release's indexed words."""
     toks = tokenize(term)
-    whole = [t for t in toks if t == term.lower().strip("-`.") or not re.search(r"[\-_./]", t)]
+    whole = [t for t in toks if t == term.lower().strip("-`./") or not re.search(r"[\-_./]", t)]
     check = whole or toks
     return bool(check) and all(t in vocab for t in check)
 

@@ -1,7 +1,7 @@
 """The embedded store: the Qdrant engine in-process (qdrant-edge-py, pinned: it is beta), one shard per release.
 
 Each shard is a folder under `index/edge/` holding a dense vector (`text-dense`) and a sparse BM25 vector
-(`text-sparse`, IDF from the engine's own statistics) per search chunk, with a write-ahead log: an update returns
+(`text-sparse`, IDF from the engine's own statistics) per search chunk, and the other search fields (fields.py), with a write-ahead log: an update returns
 once it is logged, so a kill -9 loses nothing acknowledged. The engine does its own locking, so questions search
 while a sync writes; the only lock here guards the table of open shards.
 

@@ -1,7 +1,8 @@
 """The vector store: one shard (embedded) or collection (Qdrant server) per product release.
 
-Both hold, per search chunk, a dense vector and a sparse BM25 vector whose IDF the engine computes, and both answer a
-hybrid question in one engine query (a prefetch per query and kind, fused by reciprocal rank). Two backends speak
+Both hold, per search chunk, a dense vector and a sparse BM25 vector whose IDF the engine computes, plus the search
+fields of issue 15 (library/fields.py: title, heading path, file name and identifier BM25, heading-path dense), and
+both answer a hybrid question in one engine query (a prefetch per query, kind and field, fused by reciprocal rank). Two backends speak
 the same small interface, keyed by collection name: `edge_store.EdgeShards` (the Qdrant engine in-process, the
 default) and `server_store.QdrantServer` (qdrant-client against `ASSISTANT_QDRANT_URL`). Writes go through a
 LlamaIndex vector store (`EdgeVectorStore` / `QdrantVectorStore`); deletes use deterministic point ids.
