@@ -7,7 +7,8 @@ N search chunks with real text: passages of ~50 words cut from the AWS corpus's 
 repeated past its size; each unique passage gets a random unit 384-d vector and each repeat a small perturbation of
 it (embedding a million chunks would take days here; the store does not care where vectors come from). Points carry
 the payload an ingestion writes (the node as JSON, product, release of five, path, section) and, as in production, a
-dense and a sparse BM25 vector, written through the code ingestion uses (`ReleaseStore.add`).
+dense and a sparse BM25 vector per search field and a heading-path vector (issue 15), written through the code
+ingestion uses (`ReleaseStore.add`); the local-mode baseline stores the dense vector only, as it did.
 
 Each phase runs in its own process: `build` (build_s, its peak RSS), then `serve`: a fresh process opens the store
 (open_s), answers queries, and reports its RSS after the first 100 (serve_rss_mb). dense: top 20 by a perturbed
@@ -72,7 +73,10 @@ def batches(n: int, size: int = 2048, seed: int = 0):
                 "product": "aws", "release": RELEASES[i % 5], "path": path, "title": path.split("/")[0],
                 "section": f"part {i // len(texts)}", "page": None, "context_id": "c", "chunk_no": int(i)}))
         vectors = base[ids % len(texts)] + 0.05 * rng.standard_normal((len(ids), DIM)).astype(np.float32)
-        yield nodes, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        # heading-dense (issue 15): one vector per heading path, shared by the chunks under it, as ingestion makes
+        heads = base[(ids // 8) % len(texts)]
+        yield nodes, vectors, heads
 
 
 def backend(kind: str, folder: Path):
@@ -120,8 +124,8 @@ def build(kind: str, folder: Path, n: int) -> dict:
 
     t0 = time.perf_counter()
     store = ReleaseStore(backend(kind, folder), "aws", "all", DIM)
-    for nodes, vectors in batches(n):
-        store.add(nodes, vectors)
+    for nodes, vectors, heads in batches(n):
+        store.add(nodes, vectors, heads)
     store.finish()  # what a sync does at its end: flush, and the optimiser's indexes (Edge)
     built = time.perf_counter() - t0
     assert store.count() == n
