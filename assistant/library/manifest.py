@@ -307,10 +307,12 @@ class Manifest:
         )
 
     def _tx(self):
-        return _Transaction(self.db)
+        return Transaction(self.db)
 
 
-class _Transaction:
+class Transaction:
+    """`with Transaction(db):` one SQLite write transaction, taken at once (BEGIN IMMEDIATE), rolled back on error."""
+
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from assistant.library.manifest import Transaction
 from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
 from assistant.library.versions import sort_releases
 
@@ -119,11 +120,11 @@ class Timeline:
         gone = [p for p in have if p not in indexed]
         todo = [p for p, h in indexed.items() if have.get(p) != h]
         for path in gone:
-            with _Tx(self.db):
+            with Transaction(self.db):
                 self._delete(product, release, path)
         for path in todo:
             sections = build_sections(release, path, manifest.section_cores(product, release, path))
-            with _Tx(self.db):
+            with Transaction(self.db):
                 self._delete(product, release, path)
                 self.db.executemany(
                     "INSERT INTO tl_sections (product, release, path, ord, heading, digest, text) VALUES (?,?,?,?,?,?,?)",
@@ -143,7 +144,7 @@ class Timeline:
         """Forget releases the manifest no longer has (deleted from the library)."""
         held = set(self.db.execute("SELECT DISTINCT product, release FROM tl_files").fetchall())
         for product, release in held - releases:
-            with _Tx(self.db):
+            with Transaction(self.db):
                 for table in ("tl_files", "tl_sections", "tl_terms"):
                     self.db.execute(f"DELETE FROM {table} WHERE product=? AND release=?", (product, release))
 
@@ -226,16 +227,3 @@ def _section_terms(s: SectionRow) -> set[str]:
     if leaf:
         found.add(normal_term(leaf))
     return found
-
-
-class _Tx:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
-        return self.db
-
-    def __exit__(self, exc_type, exc, tb):
-        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
-        return False
