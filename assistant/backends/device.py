@@ -12,9 +12,10 @@ from typing import Literal
 
 DeviceName = Literal["auto", "cpu", "cuda", "mps"]
 
-# Texts per forward pass. A CPU gains nothing past ~64 (the cores are busy either way); a GPU needs big batches to
-# fill its cores, and MiniLM-sized models at 256 tokens fit hundreds per batch in a few hundred MB.
-BATCH_SIZES = {"cpu": 64, "cuda": 256, "mps": 128}
+# Texts per forward pass. A CPU gains nothing past ~32 (32 x 256 tokens already fill its matrix products), and a pass
+# of 64 full-length texts holds ~500 MB of activations at once, the sync's peak (tests/test_reliability_hostile.py);
+# a GPU needs big batches to fill its cores, and MiniLM-sized models at 256 tokens fit hundreds per batch.
+BATCH_SIZES = {"cpu": 32, "cuda": 256, "mps": 128}
 
 
 class DeviceUnavailable(RuntimeError):

@@ -38,3 +38,16 @@ class NoBodyText(SkipFile):
 
 class ReadFailure(Exception):
     """A supported file that could not be read: reported in `files_failed` with this message."""
+
+
+def give_back_memory() -> None:
+    """Return the heap pages freed since the last call to the system (glibc keeps them otherwise). Reading a file
+    near a cap (a 20,000-page PDF, 200,000 HTML tags) frees hundreds of MB in small blocks that would stay in the
+    process's RSS under the embedding model's peak: measured, 2.24 GB against 2.05 GB for the sync of the files at
+    every cap (tests/test_reliability_hostile.py)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to do
+        pass

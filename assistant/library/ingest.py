@@ -30,7 +30,7 @@ from assistant.library.chunking import (
     search_chunk_id,
     section_documents,
 )
-from assistant.library.documents import ReadFailure, SkipFile
+from assistant.library.documents import ReadFailure, SkipFile, give_back_memory
 from assistant.library.embed_cache import EmbeddingCache
 from assistant.library.fields import heading_text
 from assistant.library.manifest import ContextRow, Manifest
@@ -345,6 +345,8 @@ class Indexer:
                     report.cancelled = True
                     break
                 old_n = rows[rel].n_chunks if rel in rows else 0
+                if i and todo[i - 1][3] > 1 << 20:  # what reading a large file freed goes back before the next
+                    give_back_memory()
                 try:
                     parsed = read_document(path)
                     docs = section_documents(parsed, product=product, release=release, path=rel)
