@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fit-baseline", action="store_true",
                         help="also time LlamaIndex with a splitter sized to the model, so that it embeds all the text")
     parser.add_argument("--no-cache-runs", action="store_true", help="skip the two runs with the embedding cache on")
+    parser.add_argument("--no-llamaindex", action="store_true",
+                        help="skip plain LlamaIndex (only ratio 1, ingestion against embedding alone, is measured)")
     parser.add_argument("--baseline-precision", choices=["float32", "bfloat16"], default="float32",
                         help="arithmetic of the embedder handed to LlamaIndex (default float32, as LlamaIndex has it)")
     args = parser.parse_args(argv)
@@ -177,11 +179,13 @@ def main(argv: list[str] | None = None) -> int:
         total, kept = embedded_tokens(embedder, texts)
         phase("our tokens", tokens=total, tokens_embedded=kept)
 
-        li_nodes, li_s = plain_llamaindex(root, files, baseline)
-        n, total, kept = llamaindex_tokens(files, baseline, fit=False)
-        assert n == li_nodes, (n, li_nodes)  # the word pieces counted are those of the nodes it indexed
-        phase("plain LlamaIndex", llamaindex_nodes=li_nodes, llamaindex_seconds=round(li_s, 2),
-              ratio_to_llamaindex=round(ours_s / li_s, 3), llamaindex_tokens=total, llamaindex_tokens_embedded=kept)
+        if not args.no_llamaindex:
+            li_nodes, li_s = plain_llamaindex(root, files, baseline)
+            n, total, kept = llamaindex_tokens(files, baseline, fit=False)
+            assert n == li_nodes, (n, li_nodes)  # the word pieces counted are those of the nodes it indexed
+            phase("plain LlamaIndex", llamaindex_nodes=li_nodes, llamaindex_seconds=round(li_s, 2),
+                  ratio_to_llamaindex=round(ours_s / li_s, 3), llamaindex_tokens=total,
+                  llamaindex_tokens_embedded=kept)
 
         if args.fit_baseline:
             fit_nodes, fit_s = plain_llamaindex(root, files, baseline, fit=True)
