@@ -151,7 +151,7 @@ def _blocks(text: str) -> list[tuple[str, list[str]]]:
 
 def _table(layout: _Layout, lines: list[str]) -> None:
     rows = [[_plain(c.strip()) for c in line.strip().strip("|").split("|")] for line in lines]
-    rows = [r for r in rows if not all(re.fullmatch(r":?-{2,}:?", c) or not c for c in r)]
+    rows = [r for r in rows if not all(re.fullmatch(r":?-+:?", c) or not c for c in r)]
     if not rows:
         return
     n = max(len(r) for r in rows)
