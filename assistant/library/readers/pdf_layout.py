@@ -18,6 +18,8 @@ _WORD_START = re.compile(r"^([a-z][A-Za-z]*)(.*)$")
 # "3.2.1 Title" or "3.2. Title": a number path, then a short title starting with a capital, not ending as a sentence.
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+([A-Z].{0,78}[^.,;:!?\s])$")
 _MAX_HEADING_WORDS = 10
+# A contents entry: the heading's title, then its page number after a column gap (" | 23") or dot leaders.
+_CONTENTS_ENTRY = re.compile(r"(?i)(\s\|\s*|\.{2,}\s*|\s{2,})(\d{1,4}|[ivxlc]{1,6})$")
 _ALIGN = 2  # characters of slack when matching a wrapped cell to its column
 
 
@@ -130,8 +132,8 @@ def join_hyphenated(pages: list[list[str]]) -> list[list[str]]:
 def numbered_heading(line: str) -> tuple[tuple[int, ...], str] | None:
     """(number path, title) of a line that reads like a numbered heading, else None."""
     match = _NUMBERED.match(line.strip())
-    if not match or len(match.group(2).split()) > _MAX_HEADING_WORDS:
-        return None
+    if not match or len(match.group(2).split()) > _MAX_HEADING_WORDS or _CONTENTS_ENTRY.search(match.group(2)):
+        return None  # a contents page lists every heading, in order and often in the headings' own font
     return tuple(int(n) for n in match.group(1).split(".")), match.group(2).strip()
 
 

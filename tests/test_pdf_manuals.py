@@ -1,0 +1,45 @@
+"""The PDF reader on manuals typeset like those of the PDF question set (eval/pdf.jsonl, issue 15 point 4): real
+Markdown of the corpora set by assistant/evaluation/pdf_typeset.py with a contents in roman front matter, a running
+header and footer, numbered headings, tables whose cells wrap and hyphenated line ends. Each test here guards one
+fix found by studying the set's tuning half."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.evaluation.pdf_typeset import ManualSpec, typeset_manual
+from assistant.library.readers import read_document
+from assistant.library.readers.pdf_layout import numbered_heading
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+PROMETHEUS = CORPORA / "prometheus" / "v2.53.0"
+CHAPTERS = ["command-line/prometheus.md", "feature_flags.md", "storage.md", "federation.md"]
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["numbered", "outline"])
+def manual(request, tmp_path_factory):
+    spec = ManualSpec(title="Prometheus Server Guide v2.53.0", subtitle="release v2.53.0",
+                      header="Prometheus Server Guide - release v2.53.0", footer="Copyright The Prometheus Authors",
+                      chapters=[PROMETHEUS / c for c in CHAPTERS], outline=request.param)
+    made = typeset_manual(spec, tmp_path_factory.mktemp("pdf") / "guide.pdf")
+    return made, read_document(made.path)
+
+
+def test_the_contents_page_opens_no_section(manual):
+    """The contents lists every numbered heading in order, in the headings' words: read as headings, its last
+    entry became the path of the whole manual and no body heading followed on from it."""
+    made, doc = manual
+    assert all(" | " not in part for sec in doc.sections for part in sec.section_path)
+    snapshot = next(sec for sec in doc.sections if "takes the snapshot of the chunks" in sec.text)
+    assert snapshot.section_path[-1] == "2.4 Memory snapshot on shutdown"
+    assert snapshot.page == next(page for heading, page in made.headings if heading.startswith("2.4 "))
+    assert all(sec.section_path == [] for sec in doc.sections if sec.page <= made.front)
+
+
+def test_contents_entries_are_not_headings():
+    assert numbered_heading("6 Federation | 23") is None  # layout mode: the page number after a column gap
+    assert numbered_heading("2.1 Overview .......... 7") is None
+    assert numbered_heading("3.2 Compaction | iv") is None
+    assert numbered_heading("6 Federation") == ((6,), "Federation")
