@@ -288,7 +288,7 @@ def typeset_manual(spec: ManualSpec, path: Path) -> Typeset:
             pdf.drawString(item.x, item.y, item.text)
         pdf.showPage()
     pdf.save()
-    _label_pages(path, front)
+    label_pages(path, front)
     return result
 
 
@@ -300,7 +300,7 @@ def _running(pdf, spec: ManualSpec, label: str) -> None:
     pdf.drawRightString(RIGHT, 40, spec.page_style.format(label))
 
 
-def _label_pages(path: Path, front: int) -> None:
+def label_pages(path: Path, front: int) -> None:
     """Front matter labelled i, ii, ...; the body 1, 2, ... (so the printed label differs from the page index)."""
     from pypdf import PdfReader, PdfWriter
 
