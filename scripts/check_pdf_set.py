@@ -139,7 +139,7 @@ def score(results: Path, k: int = 3) -> dict:
         files += bool(top)
         near += any(s["page"] is not None and abs(s["page"] - gold["page"]) <= 1 for s in top)
         exact += any(s["page"] == gold["page"] for s in top)
-        recall.append(row["metrics"].get(f"context_recall@{k}") or 0.0)
+        recall.append(row["metrics"].get("context_recall@k") or 0.0)  # the run's own k
     n = len(answerable) or 1
     return {"answerable": len(answerable), f"page_hit@{k}_pm1": round(near / n, 3), f"page_hit@{k}": round(exact / n, 3),
             f"file_hit@{k}": round(files / n, 3), f"context_recall@{k}": round(sum(recall) / n, 3)}
