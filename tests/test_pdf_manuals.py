@@ -43,3 +43,43 @@ def test_contents_entries_are_not_headings():
     assert numbered_heading("2.1 Overview .......... 7") is None
     assert numbered_heading("3.2 Compaction | iv") is None
     assert numbered_heading("6 Federation") == ((6,), "Federation")
+
+
+@pytest.fixture(scope="module")
+def etcd_manual(tmp_path_factory):
+    """etcd v3.6's configuration and FAQ, without an outline: headings come from numbering and type alone."""
+    folder = CORPORA / "etcd" / "v3.6"
+    spec = ManualSpec(title="etcd Operations Guide v3.6", subtitle="release v3.6", header="etcd Operations Guide v3.6",
+                      footer="Copyright The etcd Authors", chapters=[folder / "op-guide/configuration.md",
+                                                                     folder / "faq.md"], page_style="- {} -")
+    made = typeset_manual(spec, tmp_path_factory.mktemp("pdf") / "etcd.pdf")
+    return made, read_document(made.path)
+
+
+def _section_with(doc, text: str):
+    return next(sec for sec in doc.sections if text in " ".join(sec.text.split()))
+
+
+def test_a_bold_heading_in_body_size_type_opens_its_section(etcd_manual):
+    """The lowest heading level is printed bold at 11 pt over a 10 pt body: not 15% larger, but bold."""
+    made, doc = etcd_manual
+    member = next(h for h, _ in made.headings if h.endswith(" Member"))
+    assert member.count(".") == 2
+    assert _section_with(doc, "--snapshot-count '10000'").section_path[-1] == member
+
+
+def test_faq_questions_are_headings_long_ones_too(etcd_manual):
+    made, doc = etcd_manual
+    odd = next(h for h, _ in made.headings if "Why an odd number of cluster members?" in h)
+    assert _section_with(doc, "quorum is (n/2)+1").section_path[-1] == odd
+    long = next(h for h, _ in made.headings if "update the advertised peer URLs in etcdctl member list?" in h)
+    assert len(long.split()) > 12
+    assert _section_with(doc, "Use etcdctl member update").section_path[-1] == long
+
+
+def test_a_long_title_is_a_heading_only_when_printed_as_one():
+    line = "6.5 Why doesn't changing --listen-peer-urls or --initial-advertise-peer-urls update the advertised peer URLs?"
+    assert numbered_heading(line) is None
+    assert numbered_heading(line, styled=True) == ((6, 5), line[4:])
+    assert numbered_heading("6.1 What is etcd?") == ((6, 1), "What is etcd?")
+    assert numbered_heading("2 Nodes are restarted in order. Then the cluster is healthy.", styled=True) is None

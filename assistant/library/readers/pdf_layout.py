@@ -15,9 +15,13 @@ _COLUMN_GAP = re.compile(r" {3,}")  # layout mode pads table columns with spaces
 _BULLET_GAP = re.compile(r"^([•◦▪‣·*-]) \| ")
 _HYPHENATED = re.compile(r"([A-Za-z]{2,})-$")
 _WORD_START = re.compile(r"^([a-z][A-Za-z]*)(.*)$")
-# "3.2.1 Title" or "3.2. Title": a number path, then a short title starting with a capital, not ending as a sentence.
-_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+([A-Z].{0,78}[^.,;:!?\s])$")
+# "3.2.1 Title" or "3.2. Title": a number path, then a short title starting with a capital, not ending as a sentence
+# (a question may end one: FAQs are headed "6.1 What is etcd?").
+_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+([A-Z].{0,78}[^.,;:!\s])$")
 _MAX_HEADING_WORDS = 10
+# A line the PDF prints whole in heading type may be longer: FAQ headings are whole questions.
+_NUMBERED_STYLED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+([A-Z].{0,158}[^.,;:!\s])$")
+_MAX_STYLED_WORDS = 25
 # A contents entry: the heading's title, then its page number after a column gap (" | 23") or dot leaders.
 _CONTENTS_ENTRY = re.compile(r"(?i)(\s\|\s*|\.{2,}\s*|\s{2,})(\d{1,4}|[ivxlc]{1,6})$")
 _ALIGN = 2  # characters of slack when matching a wrapped cell to its column
@@ -129,10 +133,12 @@ def join_hyphenated(pages: list[list[str]]) -> list[list[str]]:
     return out
 
 
-def numbered_heading(line: str) -> tuple[tuple[int, ...], str] | None:
-    """(number path, title) of a line that reads like a numbered heading, else None."""
-    match = _NUMBERED.match(line.strip())
-    if not match or len(match.group(2).split()) > _MAX_HEADING_WORDS or _CONTENTS_ENTRY.search(match.group(2)):
+def numbered_heading(line: str, styled: bool = False) -> tuple[tuple[int, ...], str] | None:
+    """(number path, title) of a line that reads like a numbered heading, else None. `styled`: the whole line is
+    printed in heading type, so a longer title is still a heading."""
+    match = (_NUMBERED_STYLED if styled else _NUMBERED).match(line.strip())
+    words = _MAX_STYLED_WORDS if styled else _MAX_HEADING_WORDS
+    if not match or len(match.group(2).split()) > words or _CONTENTS_ENTRY.search(match.group(2)):
         return None  # a contents page lists every heading, in order and often in the headings' own font
     return tuple(int(n) for n in match.group(1).split(".")), match.group(2).strip()
 
