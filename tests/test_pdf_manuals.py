@@ -11,7 +11,7 @@ import pytest
 
 from assistant.evaluation.pdf_typeset import ManualSpec, typeset_manual
 from assistant.library.readers import read_document
-from assistant.library.readers.pdf_layout import numbered_heading
+from assistant.library.readers.pdf_layout import contents_page, numbered_heading
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 PROMETHEUS = CORPORA / "prometheus" / "v2.53.0"
@@ -83,3 +83,27 @@ def test_a_long_title_is_a_heading_only_when_printed_as_one():
     assert numbered_heading(line, styled=True) == ((6, 5), line[4:])
     assert numbered_heading("6.1 What is etcd?") == ((6, 1), "What is etcd?")
     assert numbered_heading("2 Nodes are restarted in order. Then the cluster is healthy.", styled=True) is None
+
+
+def test_contents_pages_are_not_indexed(manual):
+    """Read as a two-column table, each contents entry became a search chunk holding a heading's words and none of
+    its text; such chunks took top-3 places from the pages the headings stand on."""
+    made, doc = manual
+    assert made.front >= 2
+    assert sorted({sec.page for sec in doc.sections if sec.page <= made.front}) == [1]  # the title page stays
+    assert any(sec.page == made.front + 1 for sec in doc.sections)
+
+
+def test_a_flag_table_page_is_no_contents_page():
+    entries = ["Contents", "1 Flags | 1", "1.1 Flags | 1", "2 Feature flags | 4", "2.1 Exemplars storage | 4",
+               "2.2 Memory snapshot on shutdown | 4", "3 Storage | 10"]
+    assert contents_page(entries)
+    assert not contents_page(entries[:1] + entries[5:] + entries[1:5])  # page numbers out of order
+    flags = ["Flag | Description | Default", "--web.max-connections | Maximum number of simultaneous connections. | 512",
+             "--query.timeout | Maximum time a query may take before being aborted. | 2m",
+             "--query.max-concurrency | Maximum number of queries executed concurrently. | 20",
+             "--query.max-samples | Maximum number of samples a single query can load. | 50000000",
+             "--alertmanager.notification-queue-capacity | The capacity of the queue. | 10000"]
+    assert not contents_page(flags)
+    cluster = ["Cluster Size | Majority | Failure Tolerance", "1 | 1 | 0", "3 | 2 | 1", "5 | 3 | 2", "7 | 4 | 3", "9 | 5 | 4"]
+    assert not contents_page(cluster)

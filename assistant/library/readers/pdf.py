@@ -13,6 +13,7 @@ from pypdf.errors import DependencyError
 from assistant.library.documents import ParsedDocument, ReadFailure, Section
 from assistant.library.readers.common import brief, tidy
 from assistant.library.readers.pdf_layout import (
+    contents_page,
     follows,
     join_hyphenated,
     numbered_heading,
@@ -70,7 +71,7 @@ def read_pdf(data: bytes, path: Path) -> ParsedDocument:
         if chars > MAX_PDF_TEXT_CHARS:
             raise ReadFailure(f"PDF expands to more than {MAX_PDF_TEXT_CHARS // 1_000_000} million characters of text "
                               f"by page {number} (split it)")
-    page_lines = join_hyphenated(strip_running_lines(extracted))
+    page_lines = [[] if contents_page(lines) else lines for lines in join_hyphenated(strip_running_lines(extracted))]
     labels = _page_labels(reader, len(pages))
     starts = _outline_starts(reader)
     if starts:

@@ -25,6 +25,10 @@ _MAX_STYLED_WORDS = 25
 # A contents entry: the heading's title, then its page number after a column gap (" | 23") or dot leaders.
 _CONTENTS_ENTRY = re.compile(r"(?i)(\s\|\s*|\.{2,}\s*|\s{2,})(\d{1,4}|[ivxlc]{1,6})$")
 _ALIGN = 2  # characters of slack when matching a wrapped cell to its column
+# A contents line as table_lines gives it: a title with words, then one column gap or dot leaders, then a page number.
+_CONTENTS_LINE = re.compile(r"(?i)^[^|]*[a-z]{2,}[^|]*?(?:\s\|\s|\s*\.{3,}\s*)(\d{1,4}|[ivxlc]{1,6})$")
+_CONTENTS_SHARE = 0.6  # of a page's lines, for the page to be a contents page
+_CONTENTS_MIN = 5
 
 
 def _normalise(line: str) -> str:
@@ -165,3 +169,14 @@ def title_line(lines: list[str], title: str) -> int | None:
         if text == want or (text.endswith(want) and re.fullmatch(r"[\d.]+\s*", text[: len(text) - len(want)])):
             return i
     return None
+
+
+def contents_page(lines: list[str]) -> bool:
+    """Whether a page is a table of contents: mostly lines of a title and a page number, the numbers in order. Its
+    entries repeat the headings' words with none of their text, so indexed they would answer every question about a
+    heading (as a two-column table, one search chunk per entry)."""
+    filled = [line.strip() for line in lines if line.strip()]
+    found = [m for m in map(_CONTENTS_LINE.match, filled) if m]
+    numbers = [int(m.group(1)) for m in found if m.group(1).isdigit()]
+    return (len(found) >= _CONTENTS_MIN and len(found) >= _CONTENTS_SHARE * len(filled)
+            and numbers == sorted(numbers))
