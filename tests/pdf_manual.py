@@ -9,10 +9,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pypdf import PdfReader, PdfWriter
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
+from assistant.evaluation.pdf_typeset import label_pages
 from assistant.library.readers import read_document
 
 HEADER = "etcd Operations Guide v3.6"
@@ -140,7 +140,7 @@ def make_manual(corpora: Path, path: Path, *, outline: bool) -> Manual:
                 pdf.drawString(x, at, text)
         pdf.showPage()
     pdf.save()
-    _label_pages(path, front)
+    label_pages(path, front)
     return manual
 
 
@@ -158,12 +158,3 @@ def _draw_front(pdf: canvas.Canvas, manual: Manual) -> None:
     for i, (heading, _) in enumerate(manual.headings):
         pdf.drawString(_LEFT, 710 - 16 * i, f"{heading} ....")
     pdf.showPage()
-
-
-def _label_pages(path: Path, front: int) -> None:
-    """Front matter labelled i, ii, ...; the body 1, 2, ... (so the printed label differs from the page index)."""
-    writer = PdfWriter(clone_from=PdfReader(path))
-    writer.set_page_label(0, front - 1, style="/r")
-    writer.set_page_label(front, len(writer.pages) - 1, style="/D", start=1)
-    with path.open("wb") as handle:
-        writer.write(handle)

@@ -23,8 +23,9 @@ SUPPORTED_SUFFIXES = tuple(_KINDS)
 # ingest.index_recipe). 2: Markdown backslash escapes undone outside code. 3: text decoded by detection (Latin-1,
 # cp1252, ...), front-matter-only pages skipped, .docx read. 4: PDFs as documents (issue 15): sections at headings
 # (outline titles, else numbered headings), words hyphenated at line ends joined, wrapped table cells kept in their row,
-# printed page labels kept; Markdown headings keep `<code>` in backticks (Prometheus' `<scrape_config>`).
-READER_VERSION = 4
+# printed page labels kept; Markdown headings keep `<code>` in backticks (Prometheus' `<scrape_config>`). 5: PDF
+# headings without an outline: contents entries skipped, bold body-size headings, FAQ questions (eval/pdf.jsonl).
+READER_VERSION = 5
 _LABELS = {"pdf": "a PDF", "docx": "a Word document", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 
 # Line-based parsers (and their regexes) assume prose; a 1 MB line is a data dump or minified blob. Each line

@@ -13,6 +13,7 @@ from pypdf.errors import DependencyError
 from assistant.library.documents import ParsedDocument, ReadFailure, Section
 from assistant.library.readers.common import brief, tidy
 from assistant.library.readers.pdf_layout import (
+    contents_page,
     follows,
     join_hyphenated,
     numbered_heading,
@@ -70,7 +71,7 @@ def read_pdf(data: bytes, path: Path) -> ParsedDocument:
         if chars > MAX_PDF_TEXT_CHARS:
             raise ReadFailure(f"PDF expands to more than {MAX_PDF_TEXT_CHARS // 1_000_000} million characters of text "
                               f"by page {number} (split it)")
-    page_lines = join_hyphenated(strip_running_lines(extracted))
+    page_lines = [[] if contents_page(lines) else lines for lines in join_hyphenated(strip_running_lines(extracted))]
     labels = _page_labels(reader, len(pages))
     starts = _outline_starts(reader)
     if starts:
@@ -174,7 +175,7 @@ def _numbered_sections(pages: list[list[str]], large: set[str] | None, labels: l
     for index, lines in enumerate(pages):
         begin = 0
         for i, line in enumerate(lines):
-            found = numbered_heading(line)
+            found = numbered_heading(line, styled=large is not None and " ".join(line.split()).lower() in large)
             if not found or not follows(previous, found[0]):
                 continue
             if large is not None and not _printed_large(line, large):
@@ -202,13 +203,15 @@ _LARGER = 1.15  # a heading's font is at least this much larger than the body's
 
 
 def _large_text(pages: list[PageObject]) -> set[str] | None:
-    """Lines (lower case, spaces squeezed) printed in a font larger than the body's, or None when the PDF gives
-    no font sizes to compare (then numbering and order alone decide a heading)."""
-    runs: list[tuple[str, float]] = []
+    """Lines (lower case, spaces squeezed) printed as headings are: in a font larger than the body's, or in a bold
+    face at least the body's size (the lowest heading level is often only bold); None when the PDF gives no font
+    sizes to compare (then numbering and order alone decide a heading)."""
+    runs: list[tuple[str, float, bool]] = []
 
     def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
         if text.strip() and size:
-            runs.append((" ".join(text.split()).lower(), size * (math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3]) or 1.0)))
+            scale = math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3]) or 1.0
+            runs.append((" ".join(text.split()).lower(), size * scale, _bold(font)))
 
     try:
         for page in pages:
@@ -216,12 +219,20 @@ def _large_text(pages: list[PageObject]) -> set[str] | None:
     except Exception:
         return None
     weight: Counter[float] = Counter()
-    for text, size in runs:
+    for text, size, _ in runs:
         weight[round(size, 1)] += len(text)
     if len(weight) < 2:
         return None
     body = weight.most_common(1)[0][0]
-    return {text for text, size in runs if size >= body * _LARGER}
+    return {text for text, size, bold in runs if size >= body * _LARGER or (bold and size >= body - 0.05)}
+
+
+def _bold(font: object) -> bool:
+    try:
+        name = str(font.get("/BaseFont", "")) if hasattr(font, "get") else ""
+    except Exception:
+        return False
+    return any(mark in name.lower() for mark in ("bold", "black", "heavy", "semibold"))
 
 
 # ---------------------------------------------------------------- HTML

@@ -15,10 +15,20 @@ _COLUMN_GAP = re.compile(r" {3,}")  # layout mode pads table columns with spaces
 _BULLET_GAP = re.compile(r"^([•◦▪‣·*-]) \| ")
 _HYPHENATED = re.compile(r"([A-Za-z]{2,})-$")
 _WORD_START = re.compile(r"^([a-z][A-Za-z]*)(.*)$")
-# "3.2.1 Title" or "3.2. Title": a number path, then a short title starting with a capital, not ending as a sentence.
-_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+([A-Z].{0,78}[^.,;:!?\s])$")
+# "3.2.1 Title" or "3.2. Title": a number path, then a short title starting with a capital, not ending as a sentence
+# (a question may end one: FAQs are headed "6.1 What is etcd?").
+_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+([A-Z].{0,78}[^.,;:!\s])$")
 _MAX_HEADING_WORDS = 10
+# A line the PDF prints whole in heading type may be longer: FAQ headings are whole questions.
+_NUMBERED_STYLED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+([A-Z].{0,158}[^.,;:!\s])$")
+_MAX_STYLED_WORDS = 25
+# A contents entry: the heading's title, then its page number after a column gap (" | 23") or dot leaders.
+_CONTENTS_ENTRY = re.compile(r"(?i)(\s\|\s*|\.{2,}\s*|\s{2,})(\d{1,4}|[ivxlc]{1,6})$")
 _ALIGN = 2  # characters of slack when matching a wrapped cell to its column
+# A contents line as table_lines gives it: a title with words, then one column gap or dot leaders, then a page number.
+_CONTENTS_LINE = re.compile(r"(?i)^[^|]*[a-z]{2,}[^|]*?(?:\s\|\s|\s*\.{3,}\s*)(\d{1,4}|[ivxlc]{1,6})$")
+_CONTENTS_SHARE = 0.6  # of a page's lines, for the page to be a contents page
+_CONTENTS_MIN = 5
 
 
 def _normalise(line: str) -> str:
@@ -127,11 +137,13 @@ def join_hyphenated(pages: list[list[str]]) -> list[list[str]]:
     return out
 
 
-def numbered_heading(line: str) -> tuple[tuple[int, ...], str] | None:
-    """(number path, title) of a line that reads like a numbered heading, else None."""
-    match = _NUMBERED.match(line.strip())
-    if not match or len(match.group(2).split()) > _MAX_HEADING_WORDS:
-        return None
+def numbered_heading(line: str, styled: bool = False) -> tuple[tuple[int, ...], str] | None:
+    """(number path, title) of a line that reads like a numbered heading, else None. `styled`: the whole line is
+    printed in heading type, so a longer title is still a heading."""
+    match = (_NUMBERED_STYLED if styled else _NUMBERED).match(line.strip())
+    words = _MAX_STYLED_WORDS if styled else _MAX_HEADING_WORDS
+    if not match or len(match.group(2).split()) > words or _CONTENTS_ENTRY.search(match.group(2)):
+        return None  # a contents page lists every heading, in order and often in the headings' own font
     return tuple(int(n) for n in match.group(1).split(".")), match.group(2).strip()
 
 
@@ -157,3 +169,14 @@ def title_line(lines: list[str], title: str) -> int | None:
         if text == want or (text.endswith(want) and re.fullmatch(r"[\d.]+\s*", text[: len(text) - len(want)])):
             return i
     return None
+
+
+def contents_page(lines: list[str]) -> bool:
+    """Whether a page is a table of contents: mostly lines of a title and a page number, the numbers in order. Its
+    entries repeat the headings' words with none of their text, so indexed they would answer every question about a
+    heading (as a two-column table, one search chunk per entry)."""
+    filled = [line.strip() for line in lines if line.strip()]
+    found = [m for m in map(_CONTENTS_LINE.match, filled) if m]
+    numbers = [int(m.group(1)) for m in found if m.group(1).isdigit()]
+    return (len(found) >= _CONTENTS_MIN and len(found) >= _CONTENTS_SHARE * len(filled)
+            and numbers == sorted(numbers))
