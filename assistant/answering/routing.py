@@ -194,8 +194,7 @@ def _read_releases(text: str, mentions: list[_Mention], product: ProductInfo) ->
     used: list[str] = []
     named: list[tuple[str, str]] = []
     uses_r = any(r[:1] in "Rr" for r in product.releases)
-    majors_only: set[str] = set()  # releases read from a major alone ("v3": the newest v3.x)
-    precise: set[str] = set()
+    precise: set[str] = set()  # releases named with more than a major ("3.5", not "v3")
     for mention in mentions:
         if mention.product_cue not in (None, product.name):
             continue  # "like etcd 3.5" inside a Prometheus question
@@ -204,7 +203,8 @@ def _read_releases(text: str, mentions: list[_Mention], product: ProductInfo) ->
             if release not in known:
                 known.append(release)
             named.append((mention.raw, release))
-            (majors_only if mention.single else precise).add(release)
+            if not mention.single:
+                precise.add(release)
         elif mention.strong and (
             not mention.single or mention.word_cue or (mention.raw[:1] == "R" and uses_r)
         ):
