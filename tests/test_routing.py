@@ -75,6 +75,8 @@ def test_aliases_and_display_names():
         ("image quay.io/coreos/etcd:v3.5.9 fails to start", ["v3.5"], ["v3.5.9"]),
         ("is agent mode covered by the stability guarantees in prometheus 3.x", ["v3.5.0"], ["3.x"]),
         ("Which etcd release-3.5 flags were removed?", ["v3.5"], ["release-3.5"]),
+        # a major alone beside a release of that major names its series, not a second release (tuning item rk-078)
+        ("How do I bootstrap an etcd 3.5 cluster with the v3 discovery flags --discovery-token?", ["v3.5"], ["3.5"]),
     ],
 )
 def test_named_release(question, releases, mentions):
@@ -90,6 +92,7 @@ def test_named_release(question, releases, mentions):
         ("What changed from v2.45.0 to 3.5 in Prometheus?", ["v2.45.0", "v3.5.0"]),
         ("etcd 3.6 vs 3.4 defrag behaviour", ["v3.4", "v3.6"]),
         ("OTLP receiver flag in Prometheus v3.5.0 versus v2.53.0?", ["v2.53.0", "v3.5.0"]),
+        ("compare etcd 3.5 and v3", ["v3.5", "v3.6"]),
     ],
 )
 def test_comparison_is_older_then_newer(question, releases):

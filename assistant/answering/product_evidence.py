@@ -4,6 +4,16 @@ and the documents decide.
 `gather` runs the normal hybrid search once over every product's release (one query embedding, each release's
 dense and BM25 search, one fused ranking); `choose` is the pure decision: one clear winner, two close products
 (both answered, sources labelled by product), or nothing anywhere ("not in the library").
+
+The "not in the library" floor is judged on passages that both searches found (`Evidence.agreed`), or on a cosine
+found by embedding alone that clears it by UNCORROBORATED. A short reference entry (issue 15 splits flag lists into
+one chunk per flag) can sit close to any question in embedding space: "what is the recommended marinade time for
+tandoori chicken?" reaches 0.39 with etcd's 12-word `--backend-batch-interval` entry and 0.34 with a Prometheus YAML
+example, over the 0.30 floor, while no passage that also shares the question's words comes near it (best 0.23).
+A real question's answer is nearly always found by its words too (the lowest agreed cosine of
+eval/routing.tune.jsonl's etcd and Prometheus questions is their lowest best cosine, 0.345); when BM25's few hits
+miss it ("log failed scrapes" against `scrape_failure_log_file`: 0.79 by embedding alone), the cosine is high.
+Products are judged each on its own, so a runner-up that reaches the floor is answered when the first does not.
 """
 
 from __future__ import annotations
@@ -21,6 +31,8 @@ TOP = 10  # fused candidates that vote
 PER_PRODUCT = 5  # dense and BM25 hits asked of each product's release
 VOTE_WEIGHT = 0.10  # a product's share of the top candidates, added to its best cosine
 CLOSE = 0.02  # a second product this close to the first is answered too
+# How much higher than the floor a cosine must be when BM25 did not find that passage too (see the module's doc).
+UNCORROBORATED = 0.15
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,14 @@ class Evidence:
     best: float  # the best dense cosine of the product's candidates (comparable across products: one model)
     share: float  # the product's share of the top fused candidates
     bm25_hits: int  # candidates of the product that BM25 found
+    agreed: float | None = None  # the best cosine among candidates that dense and BM25 search both found
+
+    def reaches(self, floor: float) -> bool:
+        """About the question: a passage both searches found reaches the floor, or one found by embedding alone
+        clears it by UNCORROBORATED (where `agreed` was not measured, the best cosine is judged as before)."""
+        if self.agreed is None:
+            return self.best >= floor
+        return self.agreed >= floor or self.best >= floor + UNCORROBORATED
 
     @property
     def score(self) -> float:
@@ -47,6 +67,7 @@ def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbeddin
     best: dict[str, float] = {}
     votes: dict[str, int] = {}
     lexical: dict[str, int] = {}
+    agreed: dict[str, float] = {}
     for rank, n in enumerate(found.candidates):
         md = n.node.metadata
         product = md["product"]
@@ -54,12 +75,14 @@ def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbeddin
             best[product] = max(best.get(product, float("-inf")), float(md["dense"]))
         if "bm25" in md:
             lexical[product] = lexical.get(product, 0) + 1
+            if "dense" in md:
+                agreed[product] = max(agreed.get(product, float("-inf")), float(md["dense"]))
         if rank < TOP:
             votes[product] = votes.get(product, 0) + 1
     top = sum(votes.values()) or 1
     out = [
         Evidence(ix.product, ix.release, best.get(ix.product, 0.0), votes.get(ix.product, 0) / top,
-                 lexical.get(ix.product, 0))
+                 lexical.get(ix.product, 0), agreed.get(ix.product, 0.0) if ix.product in best else None)
         for ix in indexes
     ]
     return sorted(out, key=lambda e: -e.score)
@@ -67,10 +90,10 @@ def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbeddin
 
 def choose(evidence: list[Evidence], floor: float, close: float = CLOSE) -> list[Evidence]:
     """The products to answer from: [] when nothing reaches `floor` (the relevance under which retrieved text is
-    not about the question), the winner, or the winner and a runner-up within `close` of it."""
-    ranked = sorted(evidence, key=lambda e: -e.score)
-    if not ranked or ranked[0].best < floor:
+    not about the question: `Evidence.reaches`), the winner, or the winner and a runner-up within `close` of it."""
+    ranked = sorted((e for e in evidence if e.reaches(floor)), key=lambda e: -e.score)
+    if not ranked:
         return []
-    if len(ranked) > 1 and ranked[1].best >= floor and ranked[0].score - ranked[1].score <= close:
+    if len(ranked) > 1 and ranked[0].score - ranked[1].score <= close:
         return ranked[:2]
     return ranked[:1]

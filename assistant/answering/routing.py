@@ -194,6 +194,7 @@ def _read_releases(text: str, mentions: list[_Mention], product: ProductInfo) ->
     used: list[str] = []
     named: list[tuple[str, str]] = []
     uses_r = any(r[:1] in "Rr" for r in product.releases)
+    precise: set[str] = set()  # releases named with more than a major ("3.5", not "v3")
     for mention in mentions:
         if mention.product_cue not in (None, product.name):
             continue  # "like etcd 3.5" inside a Prometheus question
@@ -202,12 +203,19 @@ def _read_releases(text: str, mentions: list[_Mention], product: ProductInfo) ->
             if release not in known:
                 known.append(release)
             named.append((mention.raw, release))
+            if not mention.single:
+                precise.add(release)
         elif mention.strong and (
             not mention.single or mention.word_cue or (mention.raw[:1] == "R" and uses_r)
         ):
             if mention.raw not in unknown:
                 unknown.append(mention.raw)
             used.append(mention.raw)
+    # "etcd 3.5 with the v3 discovery flags": a major alone names the series of a release named precisely beside it,
+    # not a second release, unless the question compares (tuning item rk-078 was routed to v3.5 and v3.6).
+    if not _COMPARISON.search(text):
+        series = {_major(r) for r in precise}
+        known = [r for r in known if r in precise or _major(r) not in series]
     if len(known) <= 1:
         chosen, comparison = known, False
     elif _MIGRATION.search(text) and not _COMPARISON.search(text):
@@ -218,6 +226,10 @@ def _read_releases(text: str, mentions: list[_Mention], product: ProductInfo) ->
     # Only the spellings behind the chosen releases: "back to 3.4" in a 3.5 downgrade question stays.
     used = [raw for raw, release in named if release in chosen] + used
     return _Reading(chosen, unknown, used, comparison)
+
+
+def _major(release: str) -> str:
+    return release.lstrip("vVrR").split(".")[0]
 
 
 # --- detect ---------------------------------------------------------------------------------------
