@@ -141,7 +141,8 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineA
                       f"library ({', '.join(q.all_releases)}): there is no earlier release to compare it with.")
         return ans
     old, new = pair
-    ans.releases = [new, old]
+    # "What changed in 3.6?" is about 3.6 (the release before is only its baseline); a comparison is about both.
+    ans.releases = [new] if q.kind == "changed_in" else [new, old]
     diff = diff_releases(timeline, q.product, old, new)
     if q.kind == "did_change":
         return _did_change(q, timeline, diff, ans)
