@@ -92,12 +92,12 @@ with changed:
                 if r.kind in ("changed", "renamed"):
                     left, right = st.columns(2)
                     left.caption(f"{old}: {r.old_heading}")
-                    left.text(r.old_text)
+                    left.markdown(svc.display_markdown(r.old_text))
                     right.caption(f"{new}: {r.heading}")
-                    right.text(r.new_text)
+                    right.markdown(svc.display_markdown(r.new_text))
                 else:
                     st.caption(old if r.kind == "removed" else new)
-                    st.text(r.old_text or r.new_text)
+                    st.markdown(svc.display_markdown(r.old_text or r.new_text))
         if len(shown) > 60:
             st.caption(f"… and {len(shown) - 60} more: narrow them with the filter above.")
 

@@ -101,6 +101,56 @@ def test_presence_and_which_releases(library):
     assert releases_named(which.answer.splitlines()[0], ["v3.4", "v3.5", "v3.6"]) == ["v3.5", "v3.6"]
 
 
+# -- plain words, the docs' own statements, phrasing families (timeline_words.py) --------------------------------------
+def test_plain_words_name_a_key_a_heading_a_flag_or_a_phrase_of_the_docs(library):
+    etcd, prom = ["v3.4", "v3.5", "v3.6"], list(PROM_RELEASES)
+    # Every part of `scrape_failure_log_file` is a word of the question.
+    a = ask(library, "prometheus", "Since which Prometheus version is there a setting to log scrape failures to a file?")
+    assert a.term == "scrape_failure_log_file" and releases_named(a.answer, prom)[0] == "v3.5.0"
+    # The words are a heading (`promtool push ...`); "get" asks when it came.
+    a = ask(library, "prometheus", "When did promtool get a push metrics subcommand?")
+    assert a.kind == "introduced" and a.term.startswith("promtool push")
+    assert releases_named(a.answer, prom)[0] == "v2.53.0"
+    # A word in capitals names the thing, before a phrase such as "discover targets".
+    a = ask(library, "prometheus", "Which release first lets Prometheus discover targets in STACKIT?")
+    assert a.term == "stackit" and releases_named(a.answer, prom)[0] == "v3.5.0"
+    # Two adjacent words the docs' text has, no name of their own.
+    a = ask(library, "etcd", "Since when does etcd have an etcdctl downgrade command?")
+    assert a.term == "etcdctl downgrade" and releases_named(a.answer, etcd)[0] == "v3.6"
+    # "heartbeat interval" is the flag, not the ETCD_HEARTBEAT_INTERVAL variable; a default in prose across a line
+    # break ("the retention time defaults to\n`15d`") is read.
+    a = ask(library, "etcd", "Did the heartbeat interval default change between etcd 3.4 and 3.6?")
+    assert a.term == "--heartbeat-interval" and a.answer.startswith("No") and "100" in a.answer
+    a = ask(library, "prometheus", "did the default retention time change from 2.53 to 3.5?")
+    assert a.term == "--storage.tsdb.retention.time" and a.answer.startswith("No") and "15d" in a.answer
+
+
+def test_a_deprecation_is_dated_by_the_release_its_statement_names(library):
+    # The oldest statement is in v3.4's docs ("will be deprecated in v3.5", "being deprecated in v3.5").
+    for q in ("Since which release is the etcd_debugging_mvcc_put_total metric deprecated?",
+              "When did etcd deprecate the /config/local/log endpoint?"):
+        a = ask(library, "etcd", q)
+        assert a.kind == "deprecated" and releases_named(a.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5", a.answer
+
+
+def test_phrasing_families_still_there_a_thing_and_which_were_removed(library):
+    gone = ask(library, "prometheus", "Is the no-default-scrape-port feature flag still there in Prometheus 3.5?")
+    assert gone.kind == "in_release" and gone.answer.startswith("No")  # v3.5.0 names it only as removed
+    assert gone.knowledge()["missing"] and "v2.53.0" in gone.knowledge()["other_releases"]
+    thing = ask(library, "etcd", "is --raft-read-timeout a thing in etcd 3.4?")
+    assert thing.kind == "in_release" and thing.answer.startswith("No")
+    listed = ask(library, "etcd", "Which flags were removed in etcd v3.6?")
+    assert listed.kind == "changed_in" and listed.term is None
+    first = listed.answer.splitlines()[1]
+    assert "Flags removed" in first and "--experimental-enable-v2v3" in first and "--proxy" in first
+    ix = library["etcd"]
+    for q in ("In which release was the --socket-reuse-port flag added?",):  # a release is asked: no listing
+        assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline).kind == "introduced"
+    # Not a listing: "go away if I downgrade" asks what happens, not what a release removed.
+    q = "Which Prometheus metrics go away if I downgrade an etcd cluster from 3.6 to 3.5?"
+    assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
+
+
 def test_a_term_no_release_has_is_knowledge_missing(library):
     a = ask(library, "etcd", "When was the --no-such-flag-anywhere flag removed from etcd?")
     assert a.missing and "No release of etcd" in a.answer and not a.cited
@@ -114,9 +164,10 @@ def test_ordinary_questions_are_not_timeline_questions(library):
 
 
 def test_the_eval_tune_half_through_the_answerer(library):
-    """The tuning half of eval/timeline.jsonl, answered question-only (the held-out half is reported in README)."""
-    path = Path(__file__).resolve().parents[1] / "eval" / "timeline.tune.jsonl"
-    items = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The tuning halves of eval/timeline.jsonl and eval/timeline2.jsonl, answered question-only (the held-out
+    halves are reported in README)."""
+    items = [json.loads(line) for name in ("timeline.tune.jsonl", "timeline2.tune.jsonl")
+             for line in (Path(__file__).resolve().parents[1] / "eval" / name).read_text().splitlines() if line.strip()]
     right = 0
     for item in items:
         ix = library[item["product"]]
@@ -225,3 +276,10 @@ def test_through_the_pipeline_an_intent_a_rewritten_query_sources_and_missing_kn
     assert "retrieval" not in res.timings_ms and "timeline" in res.timings_ms
     missing = pipeline.ask("In which etcd release was --no-such-flag-anywhere removed?", search_only=True)
     assert missing.status == "timeline" and missing.knowledge_missing and missing.intent["label"]
+    # Not in the release asked about: the not-covered verdict, naming the releases that have it.
+    absent = pipeline.ask("Is --unsafe-no-fsync available in etcd v3.4?", search_only=True)
+    assert absent.status == "timeline" and absent.answer.startswith("No") and absent.knowledge_missing
+    assert absent.knowledge["other_releases"] == ["v3.5", "v3.6"] and "v3.5" in absent.knowledge["reason"]
+    assert absent.knowledge["absent_terms"] == ["--unsafe-no-fsync"] and "v3.5" in absent.answer
+    present = pipeline.ask("Is --unsafe-no-fsync available in etcd v3.5?", search_only=True)
+    assert present.answer.startswith("Yes") and not present.knowledge_missing

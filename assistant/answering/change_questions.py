@@ -75,7 +75,10 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
                 return d.group(1).rstrip(".").strip("'\"`"), ln.strip()
     for i in term_lines(text, term):
         line = lines[i]
-        after = line[pattern.search(line).end():]
+        hit = pattern.search(line)
+        after = line[hit.end():]
+        if after[:1] in "`'\"" and line[hit.start() - 1: hit.start()] == after[:1]:
+            after = after[1:]  # the quote closing a quoted name ("`--x`: ... defaults to `15d`") is no value
         m = _VALUE_AFTER.match(after)
         if m:
             return m.group(1), line.strip()
@@ -86,6 +89,11 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
             d = _DEFAULT.search(ln if j else after)
             if d:
                 return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 1])
+            # Prose that breaks the line between "defaults to" and the value ("... defaults to\n`15d`.").
+            joined = " ".join(w.strip() for w in [after, *window[1: j + 2]])
+            d = _DEFAULT.search(joined)
+            if d and j + 1 < len(window):
+                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 2])
     return None
 
 
@@ -133,11 +141,35 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineA
                       f"library ({', '.join(q.all_releases)}): there is no earlier release to compare it with.")
         return ans
     old, new = pair
-    ans.releases = [new, old]
+    # "What changed in 3.6?" is about 3.6 (the release before is only its baseline); a comparison is about both.
+    ans.releases = [new] if q.kind == "changed_in" else [new, old]
     diff = diff_releases(timeline, q.product, old, new)
     if q.kind == "did_change":
         return _did_change(q, timeline, diff, ans)
-    return _what_changed(q, diff, ans)
+    return _what_changed(q, diff, ans, _listed(q, timeline, new))
+
+
+_VERBS = {"added": "add|new|introduc", "new": "add|new|introduc", "introduced": "add|new|introduc",
+          "removed": "remov|drop|no longer", "dropped": "remov|drop|no longer", "deprecated": "deprecat"}
+
+
+def _listed(q: TimelineQuestion, timeline: Timeline, release: str) -> list:
+    """For "which flags were removed in 3.6?": the release notes sections of the release that list such changes, by
+    their heading ("Flags removed") or their opening words ("The following feature flags have been removed"), the
+    notes naming the release's version first."""
+    if q.listing is None:
+        return []
+    what, verb = q.listing
+    nouns = [w.lower()[:5] for w in re.findall(r"[A-Za-z]{4,}", what)]
+    verbs = re.compile(_VERBS.get(verb, "remov"), re.IGNORECASE)
+    found = []
+    for s in timeline.sections(q.product, release):
+        leaf = s.heading.rsplit(" > ", 1)[-1].lower()
+        if not is_release_notes(s.path, s.heading) or (nouns and not any(n in leaf for n in nouns)):
+            continue
+        if verbs.search(leaf) or verbs.search(s.text[:300]) and identifiers(s.text):
+            found.append(s)
+    return sorted(found, key=lambda s: (notes_rank(s.path, release), s.path, s.ord))
 
 
 def _definition_first(term: str):
@@ -250,7 +282,7 @@ def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, a
     return ans
 
 
-def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
+def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, listed: list) -> TimelineAnswer:
     old, new = diff.old_release, diff.new_release
     changes = _relevant(diff.changes, q.term, q.topic if q.kind == "changed_between" else [])
     if q.term is None and q.kind == "changed_between" and not changes:
@@ -260,6 +292,12 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer) -
              f"sections changed, {sum(c.kind == 'added' for c in changes)} added, "
              f"{sum(c.kind == 'removed' for c in changes)} removed, {sum(c.kind == 'renamed' for c in changes)} "
              "renamed."]
+    for s in listed[:2]:  # what the question asks to list, as the release notes list it
+        # Its identifiers and the names it writes as code (`promql-at-modifier`), in the order it gives them.
+        spans = [(m.start(), m.group(1)) for m in re.finditer(r"`([^`\s]{3,60})`", s.text)]
+        spans += [(s.text.lower().find(t), t) for t in identifiers(s.text) if is_identifier(t)]
+        names = list(dict.fromkeys(t for _, t in sorted(spans) if not t.startswith("http")))[:MAX_TERMS]
+        lines.append(f"{s.path} › {s.heading} {_cite_section(ans, s, None)}: {', '.join(names) or excerpt(s.text, None)}")
     # The docs' own account first: release notes and upgrade guides new or changed in the newer release.
     notes = sorted((c for c in changes if c.new is not None and c.kind != "removed" and
                     is_release_notes(c.path, c.heading)), key=lambda c: (notes_rank(c.path, new), c.path, c.new.ord))

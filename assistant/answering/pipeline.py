@@ -179,9 +179,8 @@ class Pipeline:
             res.releases = sort_releases(found.releases)
             res.product_source, res.release_source = found.product_source, "named" if found.releases else "none"
             res.standalone, res.rewritten = t.question, found.query()
-            res.knowledge_missing = found.missing
-            res.knowledge = {"missing": found.missing, "reason": "the release timeline" + (
-                " holds nothing on it" if found.missing else f" ({len(found.cited)} passages)"), "relevance": 1.0}
+            res.knowledge = found.knowledge()  # missing, too, when the release asked about lacks the term
+            res.knowledge_missing = res.knowledge["missing"]
             res.answer, res.sources = cite.apply(phrase(found, t.question, t.llm), found.sources())
             t.done = True
         return t

@@ -15,6 +15,7 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
+from assistant.answering.timeline_words import named_by_phrase, named_by_words, stated_release
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
 from assistant.library.terms import identifiers, normal_term, strength, token_pattern
@@ -34,7 +35,7 @@ _DEPRECATED = re.compile(r"\bdeprecat\w*", re.IGNORECASE)
 _REMOVED = re.compile(r"\b(?:removed?|removal|dropped|go(?:ne)?\s+away|went\s+away|no\s+longer|last\s+(?:\w+\s+)?"
                       r"(?:release|version)|deleted|disappear\w*|retired)\b", re.IGNORECASE)
 _INTRODUCED = re.compile(r"\b(?:introduc\w*|added|appear\w*|first|since|c[oa]me\s+in|new\s+in|show(?:s|ed)?\s+up|"
-                         r"arriv\w*|available\s+from|begin|began|start\w*|exist\w*)\b", re.IGNORECASE)
+                         r"arriv\w*|available\s+from|begin|began|start\w*|exist\w*|get|got|gain\w*)\b", re.IGNORECASE)
 # Asking for a time in so many words: "which release", "when was", "since when", "the last version". Without one,
 # "how do I handle member removal?" or "what does the slow start setting do?" are ordinary questions.
 _WHEN = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\bwhen\s+(?:was|were|did|has|had|is|"
@@ -42,8 +43,14 @@ _WHEN = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b
                    r"\bin\s+which\b", re.IGNORECASE)
 _WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:releases|versions)\b", re.IGNORECASE)
 _IN_RELEASE = re.compile(r"^\s*(?:is|are|does|do|can|has|was)\b.*\b(?:there|have|has|support\w*|use|using|exist\w*|"
-                         r"include\w*|part\s+of|available|document\w*|know|offer\w*|provide\w*|accept\w*|ship\w*)\b",
+                         r"include\w*|part\s+of|available|document\w*|know|offer\w*|provide\w*|accept\w*|ship\w*|"
+                         r"a\s+thing|around|present|valid)\b",
                          re.IGNORECASE)
+# "Which flags were added in 3.6?", "what went away in prom 3.5?": a list of changes, no one term asked about
+# (never "which release was X added": the thing listed is no release or version).
+_LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?)(?:(?:were|was|got|"
+                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new)|"
+                      r"(?:went|have\s+gone|has\s+gone)\s+(?P<away>away))\b", re.IGNORECASE)
 # Words that carry no term: question words, timeline words, generic doc nouns.
 _STOP = set("""a an the of for in on to is are was were be been do does did have has had which what when who why how
 since release releases version versions first last introduced introduce added add appear appeared removed remove
@@ -52,7 +59,8 @@ documentation document documents documented flag flags option options setting se
 metric metrics field fields function functions endpoint endpoints there this that these those can could use used
 using did does go away gone come came show shows showed up new still any every same way become became its it
 relative compared versus against than about part available support supports supported exist exists existed
-include includes included where whether ever become been tool tools page pages compare""".split())
+include includes included where whether ever become been tool tools page pages compare went get got thing still
+happen happened""".split())
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,7 @@ class TimelineQuestion:
     all_releases: list[str]   # every release of the product the timeline holds, oldest first
     topic: list[str] = field(default_factory=list)  # other words, to narrow a change question
     product_source: str = "named"  # as routing says (named, alias, pinned...), or "inferred" from the term's docs
+    listing: tuple[str, str] | None = None  # "which flags were removed": ("flags", "removed"), what to list
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,21 @@ class TimelineAnswer:
     cited: list[Cited] = field(default_factory=list)  # [n] in the answer is cited[n - 1]
     missing: bool = False     # nothing in the library supports an answer
     product_source: str = "named"
+    absent_in: list[str] = field(default_factory=list)  # the asked release(s) that lack the term (an answer "No")
+    other_releases: list[str] = field(default_factory=list)  # then: the releases that do have it
+
+    def knowledge(self) -> dict:
+        """The knowledge verdict (knowledge.KnowledgeVerdict's fields) this answer carries. Missing when the library
+        holds nothing on the term, and when the release asked about lacks it: the user gets the not-covered warning,
+        naming the releases that do document it."""
+        if self.absent_in:
+            where = f"{self.product} {' and '.join(self.absent_in)}"
+            return {"missing": True, "relevance": 0.0, "absent_terms": [self.term], "other_releases":
+                    self.other_releases, "reason": f"the release timeline: `{self.term}` is not documented in {where}"
+                    + (f"; it is in {', '.join(self.other_releases)}" if self.other_releases else "")}
+        reason = "the release timeline" + (" holds nothing on it" if self.missing else f" ({len(self.cited)} passages)")
+        return {"missing": self.missing, "reason": reason, "relevance": 0.0 if self.missing else 1.0,
+                "absent_terms": [self.term] if self.missing and self.term else [], "other_releases": []}
 
     def sources(self) -> list[cite.Source]:
         """The cited passages as the answer's sources, numbered as the answer cites them."""
@@ -116,6 +140,8 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
         if named == 2:
             return "changed_between"
         return "changed_in" if named == 1 else None
+    if named and _LISTING.search(question):
+        return "changed_between" if named == 2 else "changed_in"
     if not has_term:
         return None
     if _REMOVED.search(question) and _WHEN.search(question):  # "when was the deprecated --x removed?": removal
@@ -161,15 +187,26 @@ def _term(question: str, spans: list[tuple[int, int]], timeline: Timeline, produ
         for p in products:
             if timeline.occurrences(p, g, scan=False):
                 return g, p
-    # A word written in capitals ("GOMEMLIMIT", "OTLP") names something: it goes before the rarest word.
+    # Names said in plain words: "log scrape failures to a file", "the default retention time".
+    for named in (named_by_words, named_by_phrase):
+        found = named(rest, words, timeline, products, product_words)
+        if found:
+            return found
+    # A word written in capitals ("GOMEMLIMIT", "STACKIT") names something: it goes first, then two or three
+    # adjacent words as the docs' text has them ("etcdctl downgrade", the rarest such phrase), then the rarest word.
     capitals = {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", rest)}
-    best: tuple[tuple[bool, int], str, str] | None = None
-    for w in words:
-        for p in products:
-            n = len(timeline.occurrences(p, w)) or len(timeline.terms_containing(p, w))
-            if n and (best is None or (w not in capitals, n) < best[0]):
-                best = ((w not in capitals, n), w, p)
-    return (best[1], best[2]) if best else (None, None)
+    counted = [(w not in capitals, n, w, p) for w in words for p in products
+               if (n := len(timeline.occurrences(p, w)) or len(timeline.terms_containing(p, w)))]
+    if any(not c[0] for c in counted):
+        return min(counted)[2:]
+    seq = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
+    for n in (3, 2):
+        phrases = {" ".join(seq[i:i + n]) for i in range(len(seq) - n + 1)
+                   if not any(w in _STOP or w in product_words for w in seq[i:i + n])}
+        seen = [(len(occ), g, p) for g in sorted(phrases) for p in products if (occ := timeline.occurrences(p, g))]
+        if seen:
+            return min(seen)[1:]
+    return min(counted)[2:] if counted else (None, None)
 
 
 def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -206,10 +243,16 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
             and len(timeline.occurrences(product, term)) > 40:
         term = None  # a common word is a topic, not a term
+    if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
+            and _LISTING.search(question):
+        term = None  # "which flags were added in 3.6?": the words say what to list, they name no term
     topic = [w for w in re.findall(r"[a-z][\w\-]+", question.lower()) if w not in _STOP and w not in product_words
              and len(w) >= 4]
     source = routing.product_source if first_product else "inferred"
-    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source)
+    listed = _LISTING.search(question) if kind in ("changed_in", "changed_between") and term is None else None
+    listing = (" ".join(w for w in listed.group("what").split() if w.lower() not in product_words),
+               (listed.group("verb") or "removed").lower()) if listed else None
+    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listing)
 
 
 # -- reading the docs ---------------------------------------------------------------------------------------------
@@ -232,6 +275,7 @@ def excerpt(text: str, term: str | None, *, around: int = 1, limit: int = 420) -
 
 _HISTORY = re.compile(r"\b(?:renamed|removed|no\s+longer|was\s+called|formerly|replaced|has\s+been\s+dropped)\b",
                       re.IGNORECASE)
+_GONE = re.compile(r"\b(?:removed|no\s+longer|dropped|deleted|went\s+away)\b", re.IGNORECASE)
 _STATED = {
     "introduced": re.compile(r"\b(?:added|introduced|new|available|since|starting|from|as\s+of|requires?)\b[^.\n]{0,40}?"
                              r"\bv?\d+\.\d+(?:\.\d+)?", re.IGNORECASE),
@@ -263,6 +307,12 @@ class _Reader:
         """Mentioned only as history: an upgrade guide or changelog, or a line that says it was renamed/removed."""
         lines = self.lines(o)
         return is_release_notes(o.path, o.heading) or bool(lines) and all(_HISTORY.search(ln) for ln in lines)
+
+    def gone(self, release: str) -> bool:
+        """Named in the release only where its notes say it went ("removed", "no longer"), never as an addition."""
+        occ = [o for o in self.occ if o.release == release]
+        return bool(occ) and all(self.historical(o) and _GONE.search(self.text(o)) and
+                                 not any(ln.lstrip().startswith("+") for ln in self.lines(o)) for o in occ)
 
     def releases(self, live: bool = False) -> list[str]:
         return sort_releases({o.release for o in self.occ if not live or not self.historical(o)})
@@ -347,11 +397,13 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
         stated = r.stated("deprecated")
         if stated:
             o, line = stated
-            text = f"{name} is deprecated as of {q.product} {o.release}: \"{line}\" {ans.cite(r.cited(o))}"
-            earlier = held[: held.index(o.release)]
-            if earlier and earlier[-1] in present:
+            # The release the statement names ("v3.5 will deprecate", an upgrade guide to 3.5), else its own.
+            said = stated_release(line, held, o.path if is_release_notes(o.path, o.heading) else "") or o.release
+            text = f"{name} is deprecated as of {q.product} {said}: \"{line}\" {ans.cite(r.cited(o))}"
+            earlier = held[: held.index(said)]
+            if earlier and earlier[-1] in present and said == o.release:
                 text += f"\n{earlier[-1]} documents it without a deprecation {ans.cite(r.cited(r.best(earlier[-1])))}."
-            ans.releases = [o.release]
+            ans.releases = [said]
         else:
             text = (f"No release of {q.product} calls {name} deprecated; it is documented in {', '.join(live)} "
                     f"{ans.cite(r.cited(r.best(live[-1])))}.")
@@ -359,11 +411,12 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
         ans.answer = text
     elif q.kind == "in_release":
         asked = q.releases[-1]
-        if asked in live or asked in present:
+        if asked in live or asked in present and not r.gone(asked):
             ans.answer = f"Yes: {q.product} {asked} documents {name} {ans.cite(r.cited(r.best(asked)))}."
         else:
             ans.answer = f"No: {q.product} {asked} does not mention {name}. It appears in {', '.join(present)} " \
                          f"{ans.cite(r.cited(r.best(present[0])))}."
+            ans.absent_in, ans.other_releases = [asked], present
         ans.releases = [asked]
     else:  # which_releases
         listed = ", ".join(f"{rel} {ans.cite(r.cited(r.best(rel)))}" for rel in live)

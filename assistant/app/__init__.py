@@ -4,7 +4,7 @@ renders (answers with traces, library state, insight frames, job progress). Page
 
 from assistant.answering.intent import INTENTS
 from assistant.answering.presets import PRESETS
-from assistant.app.changes import ChangeRow
+from assistant.app.changes import ChangeRow, display_markdown
 from assistant.app.config import (
                                   BACKENDS,
                                   DEFAULT_TOKEN_NAME,
@@ -63,7 +63,7 @@ from assistant.secrets import KeyringUnavailable
 DEVICES = ["auto", "cpu", "cuda", "mps"]
 
 __all__ = [
-    "AppDB", "BACKENDS", "ChangeRow", "Conversation", "Conversations", "DEVICES", "DeviceUnavailable", "PdfView", "SectionView",
+    "AppDB", "BACKENDS", "ChangeRow", "Conversation", "display_markdown", "Conversations", "DEVICES", "DeviceUnavailable", "PdfView", "SectionView",
     "Unavailable", "conversation_markdown", "DEFAULT_TOKEN_NAME", "DatasetError", "INTENTS", "Job", "JobState",
     "KeyringUnavailable", "LLMState", "LibraryError", "LiveAnswer", "LiveView", "STOPPED_NOTICE", "PRESETS",
     "RELEASE_SOURCES", "SETTINGS_FILE", "Services", "StoreLocked", "UploadLimits", "UploadReport", "charts",
