@@ -26,9 +26,11 @@ RELEASES = ("v3.4", "v3.5", "v3.6")
 def test_labels_follow_gold_file_and_evidence():
     body = "--snapshot-count\nNumber of committed transactions to trigger a snapshot to disk.\ndefault: 100000"
     assert label_context(SNAPSHOT, "v3.5", "op-guide/configuration.md", body, RELEASES) == 1.0
-    # The gold file without the evidence is neither positive nor negative; another release's copy is a negative.
+    # The gold file without the evidence is neither positive nor negative, nor is the gold file's copy in another
+    # release: the same words, told apart by routing, not by the reranker.
     assert label_context(SNAPSHOT, "v3.5", "op-guide/configuration.md", "--data-dir path", RELEASES) is None
-    assert label_context(SNAPSHOT, "v3.4", "op-guide/configuration.md", body, RELEASES) == 0.0
+    assert label_context(SNAPSHOT, "v3.4", "op-guide/configuration.md", body, RELEASES) is None
+    assert label_context(SNAPSHOT, "v3.4", "op-guide/maintenance.md", body, RELEASES) == 0.0
     assert label_context(SNAPSHOT, "v3.5", "faq.md", body, RELEASES) == 0.0
 
 
