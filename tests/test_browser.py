@@ -5,6 +5,7 @@ test-artifacts/browser/ (git-ignored)."""
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -68,7 +69,8 @@ class AppServer:
     def start(self) -> str:
         port = _free_port()
         env = {**os.environ, "ASSISTANT_DATA_DIR": str(self.data_dir), "ASSISTANT_LLM_BACKEND": "ollama",
-               "ASSISTANT_OLLAMA_HOST": self.ollama_url, "ASSISTANT_OLLAMA_MODEL": "llama3.1:8b"}
+               "ASSISTANT_OLLAMA_HOST": self.ollama_url, "ASSISTANT_OLLAMA_MODEL": "llama3.1:8b",
+               "PYTHONFAULTHANDLER": "1"}  # dump_stacks(): every thread's stack into the log on SIGABRT
         self._log = (ARTIFACTS / self.log_name).open("a")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
@@ -77,6 +79,15 @@ class AppServer:
         self.url = f"http://127.0.0.1:{port}"
         _wait_healthy(self.url, self.proc)
         return self.url
+
+    def dump_stacks(self) -> None:
+        """After a failed wait: abort the app so faulthandler writes where each of its threads stood into the log."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGABRT)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                pass
 
     def stop(self) -> None:
         if self.proc is None:
@@ -111,7 +122,7 @@ def app_server(tmp_path):
         old.unlink()
     for server in _serve(tmp_path, ["The frobnicator sends a heartbeat ", "every 250 milliseconds [1]."],
                          "streamlit.log"):
-        yield server.start(), server.data_dir
+        yield server.start(), server.data_dir, server
 
 
 @pytest.fixture
@@ -142,11 +153,12 @@ def _no_exception(page) -> None:
 
 @pytest.mark.browser
 def test_upload_ask_rate_and_screenshot_every_page(app_server, page, tmp_path):
-    url, data_dir = app_server
+    url, data_dir, server = app_server
     try:
         _scenario(page, url, data_dir, tmp_path)
     except BaseException:
         page.screenshot(path=str(ARTIFACTS / "failure.png"), full_page=True)
+        server.dump_stacks()
         raise
 
 
@@ -242,6 +254,7 @@ def test_pdf_source_opens_at_its_page_and_the_conversation_survives_reload_and_r
             _conversation_scenario(page, server)
         except BaseException:
             page.screenshot(path=str(ARTIFACTS / "conversation-failure.png"), full_page=True)
+            server.dump_stacks()
             raise
 
 
