@@ -178,7 +178,7 @@ def test_between_release_families_fate_listing_from_the_diff_and_a_settings_bloc
     assert "default = 2500 ]\" → \"[ capacity: <int> | default = 10000" in block.answer
     assert "default = 200 ]\" → \"[ max_shards: <int> | default = 50" in block.answer
     tracing = ask(library, "etcd", "what happened to the experimental distributed tracing flags between 3.5 and 3.6?")
-    assert "--enable-distributed-tracing" in tracing.answer.split("New in v3.6, flags: ")[1].split(",")[:5]
+    assert "--enable-distributed-tracing" in tracing.answer.split("New in v3.6, flags: ")[1].split(", ")[:5]
 
 
 def test_what_happened_to_x_with_no_release_is_its_removal(library):

@@ -145,6 +145,7 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
             if all(inner[rel] and inner[rel][0] and normal_term(q.term) in inner[rel][1].heading.lower()
                    for rel in (old, new)):
                 q, found, name = replace(q, term=w), inner, f"`{w}`"
+                ans.term = w
                 break
     paired = _guide_pair(q.term, diff) if found[old] is None or found[new] is None else None
     if paired is not None:  # a guide's "-etcd --x=true" / "+etcd --x=false" where one release lacks a value
