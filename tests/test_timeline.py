@@ -177,6 +177,11 @@ def test_between_release_families_fate_listing_from_the_diff_and_a_settings_bloc
     assert block.kind == "changed_between"
     assert "default = 2500 ]\" → \"[ capacity: <int> | default = 10000" in block.answer
     assert "default = 200 ]\" → \"[ max_shards: <int> | default = 50" in block.answer
+    compare = ask(library, "etcd", "Compare the --quota-backend-bytes docs in etcd 3.4 and 3.6")
+    assert compare.kind == "changed_between" and compare.term == "--quota-backend-bytes"
+    ix = library["prometheus"]  # one thing asked of each release: searched
+    q = "What flag enables the OTLP receiver in Prometheus v2.53.0 versus v3.5.0?"
+    assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
     tracing = ask(library, "etcd", "what happened to the experimental distributed tracing flags between 3.5 and 3.6?")
     assert "--enable-distributed-tracing" in tracing.answer.split("New in v3.6, flags: ")[1].split(", ")[:5]
 
@@ -214,7 +219,9 @@ def test_a_name_written_as_code_beats_a_plain_word_reading(library):
     for q, term, first in (("Since which Prometheus release can a query sample k series with limitk?", "limitk",
                             "v3.5.0"),
                            ("From which Prometheus version can rules run concurrently (concurrent-rule-eval)?",
-                            "concurrent-rule-eval", "v2.53.0")):
+                            "concurrent-rule-eval", "v2.53.0"),
+                           # "PromQL" is a CamelCase word, a product word more than a name: the code word wins
+                           ("Since which Prometheus version is PromQL able to use limitk?", "limitk", "v3.5.0")):
         a = ask(library, "prometheus", q)
         assert a.kind == "introduced" and a.term == term, q
         assert releases_named(a.answer, list(PROM_RELEASES))[0] == first

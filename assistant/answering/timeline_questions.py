@@ -37,7 +37,8 @@ _DEPRECATED = re.compile(r"\bdeprecat\w*", re.IGNORECASE)
 _REMOVED = re.compile(r"\b(?:removed?|removal|drop(?:ped)?|go(?:ne)?\s+away|went\s+away|no\s+longer|last\s+(?:\w+\s+)?"
                       r"(?:release|version)|deleted|disappear\w*|retired)\b", re.IGNORECASE)
 _INTRODUCED = re.compile(r"\b(?:introduc\w*|added|appear\w*|first|since|c[oa]me\s+in|new\s+in|show(?:s|ed)?\s+up|"
-                         r"arriv\w*|available\s+from|from\s+(?:which|what)|begin|began|start\w*|exist\w*|get|got|gain\w*)\b", re.IGNORECASE)
+                         r"arriv\w*|available\s+from|from\s+(?:which|what)|begin|began|start\w*|exist\w*|get|got|"
+                         r"gain\w*)\b", re.IGNORECASE)
 # Asking for a time in so many words: "which release", "when was", "since when", "the last version". Without one,
 # "how do I handle member removal?" or "what does the slow start setting do?" are ordinary questions.
 _WHEN = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\bwhen\s+(?:was|were|did|has|had|is|"
@@ -143,6 +144,8 @@ _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\b
 def _kind(question: str, has_term: bool, named: int) -> Kind | None:
     if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
         return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
+    if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
+        return "changed_between"  # never "what flag enables X in 2.53 versus 3.5?": one thing asked, searched
     if has_term and named != 1 and _FATE.search(question):  # "what happened to X in 2.45?" is searched
         return "changed_between" if named == 2 else "removed"
     if _CHANGE.search(question) and not _HOW_TO.search(question):  # "how do I change X?" is a how-to

@@ -116,8 +116,16 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
     # about max_samples_per_send, the section remote_write only places it.
     held = [(strength(t), len(occ), i, t, p) for i, t in enumerate(ids) for p in products
             if (occ := timeline.occurrences(p, t))]
-    if held:
+    if held and min(held)[0] == 0:
         _, _, _, t, p = min(held)
+        return t, p
+    if held:  # a CamelCase word ("PromQL") is often a product word: a rarer word written as code goes first
+        words = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
+        code = code_word([w for w in dict.fromkeys(words) if w not in STOP and w not in product_words and len(w) >= 4
+                          and w not in {t.lower() for t in ids}], timeline, products)
+        _, n, _, t, p = min(held)
+        if code and len(timeline.occurrences(code[1], code[0])) < n:
+            return code
         return t, p
     for t in ids:  # a family named by its stem ("--experimental-compact-hash-check" for its -enabled and -time)
         for p in products:
