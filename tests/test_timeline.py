@@ -163,6 +163,70 @@ def test_ordinary_questions_are_not_timeline_questions(library):
         assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None, q
 
 
+def test_between_release_families_fate_listing_from_the_diff_and_a_settings_block(library):
+    """Issue 16's weakest family: "what happened to X between A and B" (the notes' own statement quoted), a
+    listing no release notes hold (the functions page's new sections), a block's defaults (its lines paired)."""
+    fate = ask(library, "prometheus", "what happened to the holt_winters function between Prometheus 2.53 and 3.5?")
+    assert fate.kind == "changed_between" and fate.term == "holt_winters"
+    assert "double_exponential_smoothing" in fate.answer.splitlines()[1]  # "The v3.5.0 notes state: ..."
+    assert fate.cited[0].release == "v3.5.0" and fate.cited[0].path == "migration.md"
+    funcs = ask(library, "prometheus", "which functions were added to PromQL between Prometheus 2.45 and 2.53?")
+    assert funcs.kind == "changed_between" and funcs.term is None
+    assert "querying/functions.md › Functions > histogram_avg()" in funcs.answer
+    block = ask(library, "prometheus", "How did the queue_config defaults change from Prometheus 2.45 to 2.53?")
+    assert block.kind == "changed_between"
+    assert "default = 2500 ]\" → \"[ capacity: <int> | default = 10000" in block.answer
+    assert "default = 200 ]\" → \"[ max_shards: <int> | default = 50" in block.answer
+    compare = ask(library, "etcd", "Compare the --quota-backend-bytes docs in etcd 3.4 and 3.6")
+    assert compare.kind == "changed_between" and compare.term == "--quota-backend-bytes"
+    ix = library["prometheus"]  # one thing asked of each release: searched
+    q = "What flag enables the OTLP receiver in Prometheus v2.53.0 versus v3.5.0?"
+    assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
+    tracing = ask(library, "etcd", "what happened to the experimental distributed tracing flags between 3.5 and 3.6?")
+    assert "--enable-distributed-tracing" in tracing.answer.split("New in v3.6, flags: ")[1].split(", ")[:5]
+
+
+def test_what_happened_to_x_with_no_release_is_its_removal(library):
+    a = ask(library, "etcd", "What became of etcdctl migrate?")
+    assert a.kind == "removed" and releases_named(a.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
+    b = ask(library, "prometheus", "what happened to --enable-feature=no-default-scrape-port?")
+    assert b.kind == "removed" and releases_named(b.answer, list(PROM_RELEASES))[0] == "v3.5.0"
+    ix = library["prometheus"]
+    for q in ("what happened to my scrapes after the upgrade to Prometheus 3?",
+              "Prometheus 2.45 migration guide: what happened to the -storage.local.* flags?"):  # search answers
+        assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None, q
+
+
+def test_one_named_thing_is_no_listing(library):
+    ix = library["prometheus"]
+    q = "In Prometheus v2.53.0, which flag is deprecated in favour of --storage.tsdb.retention.time?"
+    assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
+    q = "Which flag replaces --storage.tsdb.retention in Prometheus 2.45?"
+    assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
+
+
+def test_did_change_follows_a_renamed_flag_a_guide_pair_and_a_key_inside_a_block(library):
+    renamed = ask(library, "etcd", "Was the bbolt freelist type default changed from etcd v3.4 to v3.5?")
+    assert renamed.answer.startswith("Yes") and "from array in v3.4" in renamed.answer
+    assert "map in v3.5" in renamed.answer  # v3.4 names it --experimental-backend-bbolt-freelist-type
+    vote = ask(library, "etcd", "Did --pre-vote become the default between etcd 3.4 and 3.5?")
+    assert vote.kind == "did_change" and "from false in v3.4" in vote.answer and "to true in v3.5" in vote.answer
+    cap = ask(library, "prometheus", "Did the default remote write queue capacity change from Prometheus 2.45 to 3.5?")
+    assert cap.term == "capacity" and "from 2500 in v2.45.0" in cap.answer and "10000 in v3.5.0" in cap.answer
+
+
+def test_a_name_written_as_code_beats_a_plain_word_reading(library):
+    for q, term, first in (("Since which Prometheus release can a query sample k series with limitk?", "limitk",
+                            "v3.5.0"),
+                           ("From which Prometheus version can rules run concurrently (concurrent-rule-eval)?",
+                            "concurrent-rule-eval", "v2.53.0"),
+                           # "PromQL" is a CamelCase word, a product word more than a name: the code word wins
+                           ("Since which Prometheus version is PromQL able to use limitk?", "limitk", "v3.5.0")):
+        a = ask(library, "prometheus", q)
+        assert a.kind == "introduced" and a.term == term, q
+        assert releases_named(a.answer, list(PROM_RELEASES))[0] == first
+
+
 def test_the_eval_tune_half_through_the_answerer(library):
     """The tuning halves of eval/timeline.jsonl and eval/timeline2.jsonl, answered question-only (the held-out
     halves are reported in README)."""

@@ -10,7 +10,6 @@ import difflib
 import re
 
 from assistant.answering.timeline_questions import (
-    Cited,
     TimelineAnswer,
     TimelineQuestion,
     answer_term_question,
@@ -18,6 +17,8 @@ from assistant.answering.timeline_questions import (
     parse_timeline_question,
     term_lines,
 )
+from assistant.answering.timeline_words import stem, words_of
+from assistant.answering.value_changes import cite_section, did_change, term_value
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
@@ -28,9 +29,6 @@ __all__ = ["answer_timeline_question", "answer_change_question", "phrase", "term
 
 MAX_LISTED = 8    # changed sections listed in an answer
 MAX_TERMS = 20    # identifiers listed as added or removed
-_VALUE_AFTER = re.compile(r"""^\s*[:=]?\s*['"`]([^'"`]*)['"`]""")
-_DEFAULT = re.compile(r"""\bdefault(?:s)?(?:\s+(?:value|is|to|of))*\s*[:=]?\s*['"`]?([^\s'"`,;|\]\)]+)""",
-                      re.IGNORECASE)
 
 
 def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -63,73 +61,79 @@ def _pair(q: TimelineQuestion) -> tuple[str, str] | None:
     return None
 
 
-def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | None:
-    """(value, line) of a term's setting in a section: `--flag 'value'`, `key: <type> | default = value`, or a
-    "default" within the term's line and the two after it (not past the next flag or key)."""
-    lines = text.splitlines()
-    pattern = token_pattern(term)
-    if heading and pattern.search(heading.rsplit(" > ", 1)[-1]):  # "### --max-request-bytes", then "+ default: ..."
-        for ln in lines[:3]:
-            d = _DEFAULT.search(ln)
-            if d:
-                return d.group(1).rstrip(".").strip("'\"`"), ln.strip()
-    for i in term_lines(text, term):
-        line = lines[i]
-        hit = pattern.search(line)
-        after = line[hit.end():]
-        if after[:1] in "`'\"" and line[hit.start() - 1: hit.start()] == after[:1]:
-            after = after[1:]  # the quote closing a quoted name ("`--x`: ... defaults to `15d`") is no value
-        m = _VALUE_AFTER.match(after)
-        if m:
-            return m.group(1), line.strip()
-        window = [line] + [ln for ln in lines[i + 1: i + 3]]
-        for j, ln in enumerate(window):
-            if j and re.match(r"^\s*(?:--?\w|\[?\s*\w+:)", ln):
-                break
-            d = _DEFAULT.search(ln if j else after)
-            if d:
-                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 1])
-            # Prose that breaks the line between "defaults to" and the value ("... defaults to\n`15d`.").
-            joined = " ".join(w.strip() for w in [after, *window[1: j + 2]])
-            d = _DEFAULT.search(joined)
-            if d and j + 1 < len(window):
-                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 2])
-    return None
+def _section_delta(c: SectionChange, most: int = 3, names: list[str] = ()) -> list[tuple[str, str]]:
+    """The lines that differ in a changed section, each old line beside the new line most like it ("capacity ...
+    2500" beside "capacity ... 10000", not beside the next line added), at most `most` pairs; those naming the
+    question's term (or a name it stands for) first."""
+    old = [ln.strip() for ln in c.old.text.splitlines() if ln.strip()]
+    new = [ln.strip() for ln in c.new.text.splitlines() if ln.strip()]
+    ops = list(difflib.ndiff(old, new))
+    removed = [op[2:] for op in ops if op.startswith("- ")]
+    added = [op[2:] for op in ops if op.startswith("+ ")]
+    pairs = []
+    for was in removed:
+        now = max(added, key=lambda a: difflib.SequenceMatcher(None, was, a).ratio(), default="")
+        if now and difflib.SequenceMatcher(None, was, now).ratio() >= 0.6:
+            pairs.append((was[:160], now[:160]))
+            added.remove(now)
+    if not pairs and (removed or added):
+        pairs = [((removed or [""])[0][:160], (added or [""])[0][:160])]
+    pats = [token_pattern(t) for t in names]
+    return sorted(pairs, key=lambda p: not any(x.search(p[0] + "\n" + p[1]) for x in pats))[:most]
 
 
-def _section_delta(c: SectionChange) -> tuple[str, str]:
-    """The first lines that differ in a changed section (old, new), for the answer to show side by side."""
-    old = [ln for ln in c.old.text.splitlines() if ln.strip()]
-    new = [ln for ln in c.new.text.splitlines() if ln.strip()]
-    removed, added = [], []
-    for op in difflib.ndiff(old, new):
-        if op.startswith("- "):
-            removed.append(op[2:].strip())
-        elif op.startswith("+ "):
-            added.append(op[2:].strip())
-    return (removed[0][:160] if removed else ""), (added[0][:160] if added else "")
+def _family(timeline: Timeline, product: str, term: str | None) -> list[str]:
+    """The names a term said in words stands for: "the experimental distributed tracing flags" are every identifier
+    holding all three words (`--experimental-enable-distributed-tracing`, `--experimental-distributed-tracing-*`)."""
+    if not term or is_identifier(term):
+        return [term] if term else []
+    words = [stem(w) for w in words_of(term)]
+    longest = max(words, key=len)
+    return [term] + [t for t in timeline.terms_containing(product, longest)
+                     if set(words) <= {stem(w) for w in words_of(t)}][:40]
 
 
-def _relevant(changes: list[SectionChange], term: str | None, topic: list[str]) -> list[SectionChange]:
-    """The changes a question is about: those holding its term; else those whose file name and heading best match
-    its other words (a file name counts double: "the basics page" is querying/basics.md); else all."""
+def _relevant(changes: list[SectionChange], term: str | None, topic: list[str],
+              names: list[str] = ()) -> list[SectionChange]:
+    """The changes a question is about: those holding its term (or a name it stands for); else those whose file
+    name and heading best match its other words (a file name counts double: "the basics page" is
+    querying/basics.md); else all."""
     if term:
-        return [c for c in changes if any(token_pattern(term).search(s.heading + "\n" + s.text) or
+        pats = [token_pattern(t) for t in dict.fromkeys([term, *names])]
+        return [c for c in changes if any(any(p.search(s.heading + "\n" + s.text) for p in pats) or
                                           term in s.text.lower() for s in (c.old, c.new) if s is not None)]
     if not topic:
         return changes
+
+    def page(c: SectionChange) -> int:  # "the configuration page" is configuration.md, all of it
+        name = c.path.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0]
+        return sum(2 if w == name else w in re.split(r"[-_.]", name) for w in topic)
 
     def score(c: SectionChange) -> int:
         name = c.path.rsplit("/", 1)[-1].lower()
         headings = " ".join(s.heading for s in (c.old, c.new) if s is not None).lower()
         return sum(2 * (w in name) + (w in headings) for w in topic)
 
-    best = max((score(c) for c in changes), default=0)
-    return [c for c in changes if score(c) == best] if best else changes
+    for key in (page, score):
+        best = max((key(c) for c in changes), default=0)
+        if best:
+            return [c for c in changes if key(c) == best]
+    return changes
 
 
-def _cite_section(ans: TimelineAnswer, s, term: str | None) -> str:
-    return ans.cite(Cited(s.release, s.path, s.heading, excerpt(s.text, term)))
+def _outline(changes: list[SectionChange], new: str) -> list[str]:
+    """A page reorganised: the headings it gained and lost (no one flag's own section), one line per page."""
+    out = []
+    for path in dict.fromkeys(c.path for c in changes):
+        def leaves(kind: str) -> list[str]:
+            heads = [(c.new if kind == "added" else c.old).heading for c in changes if c.path == path and
+                     (c.kind == kind or c.kind == "renamed")]
+            return list(dict.fromkeys(h.rsplit(" > ", 1)[-1] for h in heads if h and
+                                      not identifiers(h.rsplit(" > ", 1)[-1])))[:12]
+        came, went = leaves("added"), leaves("removed")
+        if len(came) + len(went) >= 4:
+            out.append(f"{path}: headings new in {new}: {', '.join(came) or 'none'}; gone: {', '.join(went) or 'none'}.")
+    return out[:2]
 
 
 def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAnswer:
@@ -145,8 +149,8 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineA
     ans.releases = [new] if q.kind == "changed_in" else [new, old]
     diff = diff_releases(timeline, q.product, old, new)
     if q.kind == "did_change":
-        return _did_change(q, timeline, diff, ans)
-    return _what_changed(q, diff, ans, _listed(q, timeline, new))
+        return did_change(q, timeline, diff, ans)
+    return _what_changed(q, diff, ans, _listed(q, timeline, new), _family(timeline, q.product, q.term))
 
 
 _VERBS = {"added": "add|new|introduc", "new": "add|new|introduc", "introduced": "add|new|introduc",
@@ -172,121 +176,35 @@ def _listed(q: TimelineQuestion, timeline: Timeline, release: str) -> list:
     return sorted(found, key=lambda s: (notes_rank(s.path, release), s.path, s.ord))
 
 
-def _definition_first(term: str):
-    """Sort key of a term's sections: a section named after it or a line opening with it (a reference entry) first,
-    release notes last (their values are examples)."""
-    key = term.lower()
-
-    def order(s) -> tuple:
-        opens = any(ln.lstrip("+-# ").lower().startswith(key) for ln in s.text.splitlines())
-        return (is_release_notes(s.path, s.heading), key not in s.heading.lower() and not opens, s.path, s.ord)
-    return order
+_KINDS = {"added": ("added", "renamed"), "new": ("added", "renamed"), "introduced": ("added", "renamed"),
+          "removed": ("removed", "renamed"), "dropped": ("removed", "renamed")}
 
 
-def _notes_values(timeline: Timeline, q: TimelineQuestion, diff: ReleaseDiff) -> tuple | None:
-    """(old value, new value, section) from an upgrade guide of the newer release that shows the term's setting
-    as a diff ("-etcd --x='a'" then "+etcd --x='b'"): the docs' own statement of the change."""
-    for c in diff.changes:
-        if c.kind not in ("added", "changed") or not is_release_notes(c.path, c.heading):
-            continue
-        lines = c.new.text.splitlines()
-        minus = [ln for ln in lines if ln.startswith("-") and token_pattern(q.term).search(ln)]
-        plus = [ln for ln in lines if ln.startswith("+") and token_pattern(q.term).search(ln)]
-        v_old = term_value("\n".join(minus), q.term) if minus else None
-        v_new = term_value("\n".join(plus), q.term) if plus else None
-        if v_new is not None:
-            return v_old, v_new, c.new
-    return None
+def _listing_changes(q: TimelineQuestion, changes: list[SectionChange]) -> list[SectionChange]:
+    """"Which PromQL functions were added between 2.45 and 2.53?" with no release notes listing them: the sections
+    of the asked kind (added, removed) whose file name or heading names what is listed (querying/functions.md)."""
+    what, verb = q.listing
+    kinds = _KINDS.get(verb, ("added", "removed", "renamed", "changed"))
+    nouns = [stem(w)[:5] for w in re.findall(r"[A-Za-z]{4,}", what)]
+    of_kind = [c for c in changes if c.kind in kinds]
+
+    def score(c: SectionChange) -> int:
+        name = c.path.rsplit("/", 1)[-1].lower()
+        heading = (c.new or c.old).heading.lower()
+        return sum(2 * (n in name) + (n in heading) for n in nouns)
+
+    best = max((score(c) for c in of_kind), default=0)
+    return [c for c in of_kind if score(c) == best] if best else changes
 
 
-def _did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
-    old, new, name = diff.old_release, diff.new_release, f"`{q.term}`"
-    found = {}
-    for rel in (old, new):
-        rows = [timeline.section(q.product, rel, o.path, o.ord) for o in timeline.occurrences(q.product, q.term)
-                if o.release == rel]
-        best = None
-        for s in sorted((s for s in rows if s), key=_definition_first(q.term)):
-            v = term_value(s.text, q.term, s.heading)
-            if v is not None:
-                best = (v, s)
-                break
-            best = best or (None, s)
-        found[rel] = best
-    if not is_identifier(q.term) and timeline.terms_containing(q.product, q.term):
-        return _names_changed(q, timeline, diff, ans)
-    stated = _notes_values(timeline, q, diff)
-    if stated is not None and found[old] is not None:
-        v_old, v_new, section = stated
-        if v_old is None or (found[old][0] is not None and found[old][0][0] == v_old[0]):
-            v_old = found[old][0] or v_old
-        if v_old is not None:
-            found[new] = (v_new, section)
-            found[old] = (v_old, found[old][1])
-    if not found[old] and not found[new]:
-        ans.missing = True
-        ans.answer = f"Neither {q.product} {old} nor {new} mentions {name}."
-        return ans
-    if not found[old] or not found[new]:
-        has, lacks = (new, old) if found[new] else (old, new)
-        s = found[has][1]
-        ans.answer = (f"Yes: {name} is in {q.product} {has} {_cite_section(ans, s, q.term)} but not in {lacks} "
-                      f"({'added' if has == new else 'removed'} between them).")
-        return ans
-    (v_old, s_old), (v_new, s_new) = found[old], found[new]
-    c_old, c_new = _cite_section(ans, s_old, q.term), _cite_section(ans, s_new, q.term)
-    if v_old is not None and v_new is not None:
-        v1, v2 = v_old[0], v_new[0]
-        if v1 != v2:
-            ans.answer = (f"Yes: the default of {name} changed from {v1} in {old} {c_old} to {v2} in {new} "
-                          f"{c_new}.\n{old}: \"{v_old[1]}\"\n{new}: \"{v_new[1]}\"")
-        else:
-            ans.answer = (f"No: {name} is {v1} in both {old} {c_old} and {new} {c_new}.\n{old}: \"{v_old[1]}\"\n"
-                          f"{new}: \"{v_new[1]}\"")
-        return ans
-    l_old = [ln.strip() for ln in s_old.text.splitlines() if token_pattern(q.term).search(ln)]
-    l_new = [ln.strip() for ln in s_new.text.splitlines() if token_pattern(q.term).search(ln)]
-    if l_old == l_new:
-        ans.answer = f"No: {name} reads the same in {old} {c_old} and {new} {c_new}: \"{(l_old or [''])[0][:200]}\""
-    else:
-        gone = [ln for ln in l_old if ln not in l_new][:2]
-        came = [ln for ln in l_new if ln not in l_old][:2]
-        ans.answer = (f"Yes: what the docs say about {name} changed between {old} {c_old} and {new} {c_new}.\n"
-                      + "".join(f"{old}: \"{ln[:200]}\"\n" for ln in gone)
-                      + "".join(f"{new}: \"{ln[:200]}\"\n" for ln in came)).strip()
-    return ans
-
-
-def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
-    """A word that is no name of its own ("GOMEMLIMIT"): compare the identifiers that carry it in both releases."""
+def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, listed: list,
+                  names: list[str] = ()) -> TimelineAnswer:
     old, new = diff.old_release, diff.new_release
-    names = {rel: timeline.terms_containing(q.product, q.term, rel) for rel in (old, new)}
-    if not names[old] and not names[new]:
-        ans.missing = True
-        ans.answer = f"Neither {q.product} {old} nor {new} mentions `{q.term}`."
-        return ans
-
-    def cited(rel: str) -> str:
-        for term in names[rel][:1]:
-            o = next((o for o in timeline.occurrences(q.product, term) if o.release == rel), None)
-            s = timeline.section(q.product, rel, o.path, o.ord) if o else None
-            if s is not None:
-                return _cite_section(ans, s, term)
-        return ""
-
-    same = names[old] == names[new]
-    ans.answer = (f"{'No' if same else 'Yes'}: the names with `{q.term}` in them "
-                  f"{'are the same' if same else 'differ'} in {q.product} {old} and {new}.\n"
-                  f"{old}: {', '.join(names[old]) or 'none'} {cited(old)}\n"
-                  f"{new}: {', '.join(names[new]) or 'none'} {cited(new)}").strip()
-    return ans
-
-
-def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, listed: list) -> TimelineAnswer:
-    old, new = diff.old_release, diff.new_release
-    changes = _relevant(diff.changes, q.term, q.topic if q.kind == "changed_between" else [])
+    changes = _relevant(diff.changes, q.term, q.topic if q.kind == "changed_between" else [], names)
     if q.term is None and q.kind == "changed_between" and not changes:
         changes = diff.changes
+    if q.listing and not listed:
+        changes = _listing_changes(q, diff.changes)
     about = f" about `{q.term}`" if q.term else ""
     lines = [f"What changed in {q.product} from {old} to {new}{about}: {sum(c.kind == 'changed' for c in changes)} "
              f"sections changed, {sum(c.kind == 'added' for c in changes)} added, "
@@ -297,7 +215,7 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
         spans = [(m.start(), m.group(1)) for m in re.finditer(r"`([^`\s]{3,60})`", s.text)]
         spans += [(s.text.lower().find(t), t) for t in identifiers(s.text) if is_identifier(t)]
         names = list(dict.fromkeys(t for _, t in sorted(spans) if not t.startswith("http")))[:MAX_TERMS]
-        lines.append(f"{s.path} › {s.heading} {_cite_section(ans, s, None)}: {', '.join(names) or excerpt(s.text, None)}")
+        lines.append(f"{s.path} › {s.heading} {cite_section(ans, s, None)}: {', '.join(names) or excerpt(s.text, None)}")
     # The docs' own account first: release notes and upgrade guides new or changed in the newer release.
     notes = sorted((c for c in changes if c.new is not None and c.kind != "removed" and
                     is_release_notes(c.path, c.heading)), key=lambda c: (notes_rank(c.path, new), c.path, c.new.ord))
@@ -307,35 +225,46 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
         in_notes = {t: i for i, t in enumerate(named)}
         named = named[:MAX_TERMS]
         lines.append(f"The release notes and upgrade guides of {new} "
-                     + " ".join(dict.fromkeys(_cite_section(ans, c.new, None) for c in notes[:4]))
+                     + " ".join(dict.fromkeys(cite_section(ans, c.new, None) for c in notes[:4]))
                      + (f" name: {', '.join(named)}." if named else "."))
+    for c in notes[:2] if q.term else []:  # what the notes say of the term (or the names it stands for)
+        said = next((t for t in names if term_lines(c.new.text, t)), q.term)
+        quote = " ".join(excerpt(c.new.text, said, around=1, limit=300).split())
+        lines.append(f"The {new} notes state: \"{quote}\" "
+                     f"{cite_section(ans, c.new, said)}")
     listed = sorted(changes, key=lambda c: (not is_release_notes(c.path, c.heading) if q.term is None else 0,
                                             {"renamed": 0, "added": 1, "removed": 2, "changed": 3}[c.kind]))
     for c in listed[:MAX_LISTED]:
         where = f"{c.path} › {c.heading or '(top)'}"
         if c.kind == "changed":
-            was, now = _section_delta(c)
-            lines.append(f"- changed: {where}: {old} {_cite_section(ans, c.old, q.term)} → {new} "
-                         f"{_cite_section(ans, c.new, q.term)}" + (f" (\"{was}\" → \"{now}\")" if was or now else ""))
+            pairs = _section_delta(c, 3 if q.term else 1, names)  # a term's own section: its lines that changed
+            lines.append(f"- changed: {where}: {old} {cite_section(ans, c.old, q.term)} → {new} "
+                         f"{cite_section(ans, c.new, q.term)}"
+                         + "".join(f" (\"{was}\" → \"{now}\")" for was, now in pairs if was or now))
         elif c.kind == "renamed":
-            lines.append(f"- renamed: {c.path} › \"{c.old.heading}\" in {old} {_cite_section(ans, c.old, q.term)} "
-                         f"→ \"{c.new.heading}\" in {new} {_cite_section(ans, c.new, q.term)}")
+            lines.append(f"- renamed: {c.path} › \"{c.old.heading}\" in {old} {cite_section(ans, c.old, q.term)} "
+                         f"→ \"{c.new.heading}\" in {new} {cite_section(ans, c.new, q.term)}")
         elif c.kind == "added":
-            lines.append(f"- added in {new}: {where} {_cite_section(ans, c.new, q.term)}")
+            lines.append(f"- added in {new}: {where} {cite_section(ans, c.new, q.term)}")
         else:
-            lines.append(f"- removed in {new}: {where} (last in {old} {_cite_section(ans, c.old, q.term)})")
+            lines.append(f"- removed in {new}: {where} (last in {old} {cite_section(ans, c.old, q.term)})")
+    if len(changes) > MAX_LISTED and q.term is None and q.topic:
+        lines += _outline(changes, new)
     if len(changes) > MAX_LISTED:
         lines.append(f"… and {len(changes) - MAX_LISTED} more (the Library page's What changed view lists all).")
     # Identifiers only: a new heading is already listed as a section added.
     added = [t for t in diff.terms_added if is_identifier(t)]
     removed = [t for t in diff.terms_removed if is_identifier(t)]
     if q.term or (q.kind == "changed_between" and q.topic):
-        words = [q.term] if q.term else q.topic
+        words = list(names) if q.term else q.topic
         scope = {t for c in changes for s in (c.old, c.new) if s is not None for t in identifiers(s.text)}
         added = [t for t in added if t in scope or any(w and w in t for w in words)]
         removed = [t for t in removed if t in scope or any(w and w in t for w in words)]
     # Flags apart from keys, metrics and paths; each in the order the release's own notes name them.
-    order = lambda ts: sorted(ts, key=lambda t: (in_notes.get(t, len(in_notes)), t))
+    # A term's own names first ("the distributed tracing flags": those holding its words), then the notes' order.
+    said = {stem(w) for w in words_of(q.term or "")}
+    order = lambda ts: sorted(ts, key=lambda t: (-len(said & {stem(w) for w in words_of(t)}),
+                                                 in_notes.get(t, len(in_notes)), t))
     for label, terms in ((f"New in {new}", added), (f"No longer in {new}", removed)):
         flags = [t for t in terms if t.startswith("-")]
         others = [t for t in terms if not t.startswith("-")]

@@ -15,10 +15,10 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
-from assistant.answering.timeline_words import named_by_phrase, named_by_words, stated_release
+from assistant.answering.timeline_words import STOP, find_term, stated_release
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
-from assistant.library.terms import identifiers, normal_term, strength, token_pattern
+from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
 from assistant.library.timeline import Occurrence, Timeline
 from assistant.library.versions import sort_releases
 
@@ -28,14 +28,17 @@ __all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_questi
 Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_releases", "changed_in",
                "changed_between", "did_change"]
 
-_CHANGE = re.compile(r"\bchang\w*|\bdiffer\w*|\bthe same\b|what'?s new|\bnew in\b(?=.*\b(?:release|version|v?\d))",
-                     re.IGNORECASE)
+_CHANGE = re.compile(r"\bchang\w*|\bdiffer\w*|\bthe same\b|what'?s new|\bnew in\b(?=.*\b(?:release|version|v?\d))|"
+                     r"\b(?:reorgani[sz]|restructur|rework|rearrang|evolv)\w*", re.IGNORECASE)
+# "What happened to X?": its fate, asked with no release named, is when it went (or that it is still there).
+_FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b|\bwhere\s+did\b.*\bgo\b", re.IGNORECASE)
 _YESNO = re.compile(r"^\s*(?:did|does|do|has|have|is|are|was|were)\b", re.IGNORECASE)
 _DEPRECATED = re.compile(r"\bdeprecat\w*", re.IGNORECASE)
-_REMOVED = re.compile(r"\b(?:removed?|removal|dropped|go(?:ne)?\s+away|went\s+away|no\s+longer|last\s+(?:\w+\s+)?"
+_REMOVED = re.compile(r"\b(?:removed?|removal|drop(?:ped)?|go(?:ne)?\s+away|went\s+away|no\s+longer|last\s+(?:\w+\s+)?"
                       r"(?:release|version)|deleted|disappear\w*|retired)\b", re.IGNORECASE)
 _INTRODUCED = re.compile(r"\b(?:introduc\w*|added|appear\w*|first|since|c[oa]me\s+in|new\s+in|show(?:s|ed)?\s+up|"
-                         r"arriv\w*|available\s+from|begin|began|start\w*|exist\w*|get|got|gain\w*)\b", re.IGNORECASE)
+                         r"arriv\w*|available\s+from|from\s+(?:which|what)|begin|began|start\w*|exist\w*|get|got|"
+                         r"gain\w*)\b", re.IGNORECASE)
 # Asking for a time in so many words: "which release", "when was", "since when", "the last version". Without one,
 # "how do I handle member removal?" or "what does the slow start setting do?" are ordinary questions.
 _WHEN = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\bwhen\s+(?:was|were|did|has|had|is|"
@@ -51,16 +54,23 @@ _IN_RELEASE = re.compile(r"^\s*(?:is|are|does|do|can|has|was)\b.*\b(?:there|have
 _LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?)(?:(?:were|was|got|"
                       r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new)|"
                       r"(?:went|have\s+gone|has\s+gone)\s+(?P<away>away))\b", re.IGNORECASE)
-# Words that carry no term: question words, timeline words, generic doc nouns.
-_STOP = set("""a an the of for in on to is are was were be been do does did have has had which what when who why how
-since release releases version versions first last introduced introduce added add appear appeared removed remove
-removal deprecated deprecate deprecation change changed changes between and or from with without default docs doc
-documentation document documents documented flag flags option options setting settings feature features
-metric metrics field fields function functions endpoint endpoints there this that these those can could use used
-using did does go away gone come came show shows showed up new still any every same way become became its it
-relative compared versus against than about part available support supports supported exist exists existed
-include includes included where whether ever become been tool tools page pages compare went get got thing still
-happen happened""".split())
+_ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
+                        re.IGNORECASE)
+
+
+def _listing(question: str) -> re.Match | None:
+    """A listing question ("which flags were removed in 3.6?", "what went away?"), never one asking for ONE named
+    thing: "which flag is deprecated in favour of --x?" names a singular noun, or the thing it replaces, and is an
+    ordinary question for search."""
+    m = _LISTING.search(question)
+    if m is None or _ONE_THING.search(question):
+        return None
+    nouns = [w for w in m.group("what").split() if w.lower() not in ("the", "a", "an", "of", "new")]
+    singular = nouns and not nouns[-1].lower().endswith("s") and re.match(r"(?:is|was|has)\b", question[m.end("what"):],
+                                                                         re.IGNORECASE)
+    return None if singular else m
+
+
 
 
 @dataclass(frozen=True)
@@ -132,15 +142,24 @@ _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\b
 
 
 def _kind(question: str, has_term: bool, named: int) -> Kind | None:
+    if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
+        return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
+    if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
+        return "changed_between"  # never "what flag enables X in 2.53 versus 3.5?": one thing asked, searched
+    if has_term and named != 1 and _FATE.search(question):  # "what happened to X in 2.45?" is searched
+        return "changed_between" if named == 2 else "removed"
     if _CHANGE.search(question) and not _HOW_TO.search(question):  # "how do I change X?" is a how-to
-        if has_term and named and re.search(r"\bdefaults?\b", question, re.IGNORECASE):
+        # "Did the X default change", "how did the X default change": its value; "how did the X defaults
+        # change": the settings X holds, what changed.
+        if has_term and named and re.search(r"\bdefault\b", question, re.IGNORECASE) or \
+                has_term and named and _YESNO.search(question) and re.search(r"\bdefaults\b", question, re.IGNORECASE):
             return "did_change"
         if has_term and (_YESNO.search(question) or re.search(r"\bthe same\b", question, re.IGNORECASE)):
             return "did_change" if named else None
         if named == 2:
             return "changed_between"
         return "changed_in" if named == 1 else None
-    if named and _LISTING.search(question):
+    if named and _listing(question):
         return "changed_between" if named == 2 else "changed_in"
     if not has_term:
         return None
@@ -155,58 +174,6 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
     if named == 1 and _IN_RELEASE.search(question):
         return "in_release"
     return None
-
-
-def _term(question: str, spans: list[tuple[int, int]], timeline: Timeline, products: list[str],
-          product_words: set[str]) -> tuple[str | None, str | None]:
-    """(term, product): the first identifier the docs hold, else the question's rarest word the docs hold."""
-    text = list(question)
-    for s, e in spans:
-        text[s:e] = " " * (e - s)
-    rest = "".join(text)
-    ids = sorted((t for t in identifiers(rest.replace("*", "")) if t not in product_words), key=strength)
-    # Of the names the docs hold, the surest kind first, then the rarest: "remote_write max_samples_per_send" asks
-    # about max_samples_per_send, the section remote_write only places it.
-    held = [(strength(t), len(occ), i, t, p) for i, t in enumerate(ids) for p in products
-            if (occ := timeline.occurrences(p, t))]
-    if held:
-        _, _, _, t, p = min(held)
-        return t, p
-    for t in ids:  # a family named by its stem ("--experimental-compact-hash-check" for its -enabled and -time)
-        for p in products:
-            family = [x for x in timeline.terms_like(p, t) if x[len(t):len(t) + 1] in ("-", ".", "_")]
-            if family:
-                return min(family, key=len), p
-    if ids:  # an identifier the docs never name: asked about, and missing
-        return ids[0], products[0] if len(products) == 1 else None
-    words = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
-    words = [w for w in dict.fromkeys(words) if w not in _STOP and w not in product_words and len(w) >= 4]
-    # Headings are terms too: "Time Durations" as two or three words of the question.
-    grams = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
-    for g in grams:
-        for p in products:
-            if timeline.occurrences(p, g, scan=False):
-                return g, p
-    # Names said in plain words: "log scrape failures to a file", "the default retention time".
-    for named in (named_by_words, named_by_phrase):
-        found = named(rest, words, timeline, products, product_words)
-        if found:
-            return found
-    # A word written in capitals ("GOMEMLIMIT", "STACKIT") names something: it goes first, then two or three
-    # adjacent words as the docs' text has them ("etcdctl downgrade", the rarest such phrase), then the rarest word.
-    capitals = {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", rest)}
-    counted = [(w not in capitals, n, w, p) for w in words for p in products
-               if (n := len(timeline.occurrences(p, w)) or len(timeline.terms_containing(p, w)))]
-    if any(not c[0] for c in counted):
-        return min(counted)[2:]
-    seq = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
-    for n in (3, 2):
-        phrases = {" ".join(seq[i:i + n]) for i in range(len(seq) - n + 1)
-                   if not any(w in _STOP or w in product_words for w in seq[i:i + n])}
-        seen = [(len(occ), g, p) for g in sorted(phrases) for p in products if (occ := timeline.occurrences(p, g))]
-        if seen:
-            return min(seen)[1:]
-    return min(counted)[2:] if counted else (None, None)
 
 
 def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -227,7 +194,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     spans = [(m.start(), m.end()) for raw in routing.mentions
              for m in re.finditer(re.escape(raw), question, re.IGNORECASE)]
     product_words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]}
-    term, product = _term(question, spans, timeline, products, product_words)
+    term, product = find_term(question, spans, timeline, products, product_words)
     if product is None:
         if term is None and len(products) == 1:
             product = products[0]
@@ -238,21 +205,37 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     # Releases the question names: a release routing chose by default (the newest) is no release asked about.
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
     kind = _kind(question, term is not None, len(named))
-    if kind is None:
+    if kind is None or kind == "removed" and not named and not _fate_of(question, term):
         return None
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
             and len(timeline.occurrences(product, term)) > 40:
         term = None  # a common word is a topic, not a term
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
-            and _LISTING.search(question):
+            and _listing(question):
         term = None  # "which flags were added in 3.6?": the words say what to list, they name no term
-    topic = [w for w in re.findall(r"[a-z][\w\-]+", question.lower()) if w not in _STOP and w not in product_words
+    topic = [w for w in re.findall(r"[a-z][\w\-]+", question.lower()) if w not in STOP and w not in product_words
              and len(w) >= 4]
     source = routing.product_source if first_product else "inferred"
-    listed = _LISTING.search(question) if kind in ("changed_in", "changed_between") and term is None else None
+    listed = _listing(question) if kind in ("changed_in", "changed_between") and term is None else None
     listing = (" ".join(w for w in listed.group("what").split() if w.lower() not in product_words),
                (listed.group("verb") or "removed").lower()) if listed else None
     return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listing)
+
+
+_KIND_NOUNS = {"command", "commands", "subcommand", "key", "keys", "api", "guide", "variable", "parameter"}
+
+
+def _fate_of(question: str, term: str | None) -> bool:
+    """A removal asked in so many words, or "what happened to X?" whose object is the term and nothing else ("what
+    happened to etcdctl migrate?"; never "what happened to my scrapes after the upgrade?")."""
+    fate = _FATE.search(question)
+    if fate is None or _REMOVED.search(question) and _WHEN.search(question):
+        return True
+    if term is None:
+        return False
+    said = {w.lower() for w in re.findall(r"[A-Za-z][\w\-]*", question[fate.end():])} - STOP - _KIND_NOUNS
+    parts = {w.lower() for w in re.findall(r"[A-Za-z][\w\-]*", term)}
+    return is_identifier(term) and said <= parts | {term.lower().lstrip("-")} or said <= parts
 
 
 # -- reading the docs ---------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@
   heading `promtool push metrics`: every part of the name is a word of the question (`named_by_words`);
 - "the default retention time" names `--storage.tsdb.retention.time`: the question's adjacent words are the name's
   last parts, its own words after a namespace (`named_by_phrase`);
+- "limitk" or "concurrent-rule-eval": a word the docs write as code, or shaped like a name, before any plain-word
+  reading (`code_word`); `find_term` tries each way in turn, the surest first;
 - "deprecated in v3.5" or "v3.5 will deprecate": the release a statement of the docs names (`stated_release`).
 """
 
@@ -11,9 +13,10 @@ from __future__ import annotations
 
 import re
 
+from assistant.library.terms import identifiers, strength, token_pattern
 from assistant.library.timeline import Timeline
 
-__all__ = ["words_of", "named_by_words", "named_by_phrase", "stated_release"]
+__all__ = ["STOP", "words_of", "named_by_words", "named_by_phrase", "find_term", "code_word", "stated_release"]
 
 _SPLIT = re.compile(r"[\s_\-.=/`'\"()\[\]{}<>:,]+")
 
@@ -87,6 +90,104 @@ def named_by_phrase(question: str, content: list[str], timeline: Timeline, produ
                 if best is None or rank < best[0]:
                     best = (rank, t, p)
     return (best[1], best[2]) if best else None
+
+
+# Words that carry no term: question words, timeline words, generic doc nouns.
+STOP = set("""a an the of for in on to is are was were be been do does did have has had which what when who why how
+since release releases version versions first last introduced introduce added add appear appeared removed remove
+removal deprecated deprecate deprecation change changed changes between and or from with without default docs doc
+documentation document documents documented flag flags option options setting settings feature features
+metric metrics field fields function functions endpoint endpoints there this that these those can could use used
+using did does go away gone come came show shows showed up new still any every same way become became its it
+relative compared versus against than about part available support supports supported exist exists existed
+include includes included where whether ever become been tool tools page pages compare went get got thing still
+happen happened""".split())
+
+
+def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, products: list[str],
+              product_words: set[str]) -> tuple[str | None, str | None]:
+    """(term, product): the first identifier the docs hold, else the question's rarest word the docs hold."""
+    text = list(question)
+    for s, e in spans:
+        text[s:e] = " " * (e - s)
+    rest = "".join(text)
+    ids = sorted((t for t in identifiers(rest.replace("*", "")) if t not in product_words), key=strength)
+    # Of the names the docs hold, the surest kind first, then the rarest: "remote_write max_samples_per_send" asks
+    # about max_samples_per_send, the section remote_write only places it.
+    held = [(strength(t), len(occ), i, t, p) for i, t in enumerate(ids) for p in products
+            if (occ := timeline.occurrences(p, t))]
+    if held and min(held)[0] == 0:
+        _, _, _, t, p = min(held)
+        return t, p
+    if held:  # a CamelCase word ("PromQL") is often a product word: a rarer word written as code goes first
+        words = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
+        code = code_word([w for w in dict.fromkeys(words) if w not in STOP and w not in product_words and len(w) >= 4
+                          and w not in {t.lower() for t in ids}], timeline, products)
+        _, n, _, t, p = min(held)
+        if code and len(timeline.occurrences(code[1], code[0])) < n:
+            return code
+        return t, p
+    for t in ids:  # a family named by its stem ("--experimental-compact-hash-check" for its -enabled and -time)
+        for p in products:
+            family = [x for x in timeline.terms_like(p, t) if x[len(t):len(t) + 1] in ("-", ".", "_")]
+            if family:
+                return min(family, key=len), p
+    if ids:  # an identifier the docs never name: asked about, and missing
+        return ids[0], products[0] if len(products) == 1 else None
+    words = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
+    words = [w for w in dict.fromkeys(words) if w not in STOP and w not in product_words and len(w) >= 4]
+    # Headings are terms too: "Time Durations" as two or three words of the question.
+    grams = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
+    for g in grams:
+        for p in products:
+            if timeline.occurrences(p, g, scan=False):
+                return g, p
+    code = code_word(words, timeline, products)
+    if code:
+        return code
+    # Names said in plain words: "log scrape failures to a file", "the default retention time".
+    for named in (named_by_words, named_by_phrase):
+        found = named(rest, words, timeline, products, product_words)
+        if found:
+            return found
+    # A word written in capitals ("GOMEMLIMIT", "STACKIT") names something: it goes first, then two or three
+    # adjacent words as the docs' text has them ("etcdctl downgrade", the rarest such phrase), then the rarest word.
+    capitals = {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", rest)}
+    counted = [(w not in capitals, n, w, p) for w in words for p in products
+               if (n := len(timeline.occurrences(p, w)) or len(timeline.terms_containing(p, w)))]
+    if any(not c[0] for c in counted):
+        return min(counted)[2:]
+    seq = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
+    for n in (3, 2):
+        phrases = {" ".join(seq[i:i + n]) for i in range(len(seq) - n + 1)
+                   if not any(w in STOP or w in product_words for w in seq[i:i + n])}
+        seen = [(len(occ), g, p) for g in sorted(phrases) for p in products if (occ := timeline.occurrences(p, g))]
+        if seen:
+            return min(seen)[1:]
+    return min(counted)[2:] if counted else (None, None)
+
+
+def code_word(words: list[str], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
+    """(term, product): a word of the question written as code, named before any plain-word reading: a flag the
+    docs hold without its dashes ("pre-vote" is `--pre-vote`), a word shaped like a name ("concurrent-rule-eval"),
+    or one the docs write in backticks ("limitk")."""
+    found = []
+    for w in words:
+        for p in products:
+            if "-" in w and timeline.occurrences(p, "--" + w, scan=False):
+                return "--" + w, p
+            occ = timeline.occurrences(p, w)
+            if not occ or len(occ) > 40:
+                continue
+            if re.search(r"[-_]", w):
+                found.append((len(occ), w, p))
+                continue
+            # Written as code where the docs name it: most of its lines show it in backticks.
+            texts = [row.text.lower() for o in occ[:12] if (row := timeline.section(p, o.release, o.path, o.ord))]
+            lines = [ln for t in texts for ln in t.splitlines() if token_pattern(w).search(ln)]
+            if lines and 2 * sum(bool(re.search(rf"`{re.escape(w)}[`(]", ln)) for ln in lines) > len(lines):
+                found.append((len(occ), w, p))
+    return min(found)[1:] if found else None  # the rarest: "limitk", not "promql"
 
 
 def stated_release(text: str, releases: list[str], path: str = "", near: str = "deprecat") -> str | None:

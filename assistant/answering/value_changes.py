@@ -1,0 +1,222 @@
+"""Did a term change between two releases (issue 16): its value in each (`--flag 'value'`, `key: <type> | default =
+value`, "default: value" under a heading named after it), followed across a rename by an "experimental-" prefix, or
+as an upgrade or downgrade guide writes it (`-old` beside `+new`); the lines that name it otherwise. Answered with
+both releases cited, old beside new, no search and no LLM call (change_questions.py holds the other change kinds).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from assistant.answering.timeline_questions import Cited, TimelineAnswer, TimelineQuestion, excerpt, term_lines
+from assistant.library.diffs import ReleaseDiff, is_release_notes
+from assistant.library.terms import is_identifier, normal_term, token_pattern
+from assistant.library.timeline import Timeline
+
+__all__ = ["did_change", "term_value", "cite_section"]
+
+_VALUE_AFTER = re.compile(r"""^\s*[:=]?\s*['"`]([^'"`]*)['"`]""")
+_DEFAULT = re.compile(r"""\bdefault(?:s)?(?:\s+(?:value|is|to|of))*\s*[:=]?\s*['"`]?([^\s'"`,;|\]\)]+)""",
+                      re.IGNORECASE)
+
+
+def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | None:
+    """(value, line) of a term's setting in a section: `--flag 'value'`, `key: <type> | default = value`, or a
+    "default" within the term's line and the two after it (not past the next flag or key)."""
+    lines = text.splitlines()
+    pattern = token_pattern(term)
+    if heading and pattern.search(heading.rsplit(" > ", 1)[-1]):  # "### --max-request-bytes", then "+ default: ..."
+        for ln in lines[:3]:
+            d = _DEFAULT.search(ln)
+            if d:
+                return d.group(1).rstrip(".").strip("'\"`"), ln.strip()
+    for i in term_lines(text, term):
+        line = lines[i]
+        hit = pattern.search(line)
+        after = line[hit.end():]
+        if after[:1] in "`'\"" and line[hit.start() - 1: hit.start()] == after[:1]:
+            after = after[1:]  # the quote closing a quoted name ("`--x`: ... defaults to `15d`") is no value
+        m = _VALUE_AFTER.match(after)
+        if m:
+            return m.group(1), line.strip()
+        window = [line] + [ln for ln in lines[i + 1: i + 3]]
+        for j, ln in enumerate(window):
+            if j and re.match(r"^\s*(?:--?\w|\[?\s*\w+:)", ln):
+                break
+            d = _DEFAULT.search(ln if j else after)
+            if d:
+                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 1])
+            # Prose that breaks the line between "defaults to" and the value ("... defaults to\n`15d`.").
+            joined = " ".join(w.strip() for w in [after, *window[1: j + 2]])
+            d = _DEFAULT.search(joined)
+            if d and j + 1 < len(window):
+                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 2])
+    return None
+
+
+def cite_section(ans: TimelineAnswer, s, term: str | None) -> str:
+    return ans.cite(Cited(s.release, s.path, s.heading, excerpt(s.text, term)))
+
+
+def _definition_first(term: str):
+    """Sort key of a term's sections: a section named after it or a line opening with it (a reference entry) first,
+    release notes last (their values are examples)."""
+    key = term.lower()
+
+    def order(s) -> tuple:
+        opens = any(ln.lstrip("+-# ").lower().startswith(key) for ln in s.text.splitlines())
+        return (is_release_notes(s.path, s.heading), key not in s.heading.lower() and not opens, s.path, s.ord)
+    return order
+
+
+def _notes_values(timeline: Timeline, q: TimelineQuestion, diff: ReleaseDiff) -> tuple | None:
+    """(old value, new value, section) from an upgrade guide of the newer release that shows the term's setting
+    as a diff ("-etcd --x='a'" then "+etcd --x='b'"): the docs' own statement of the change."""
+    for c in diff.changes:
+        if c.kind not in ("added", "changed") or not is_release_notes(c.path, c.heading):
+            continue
+        lines = c.new.text.splitlines()
+        minus = [ln for ln in lines if ln.startswith("-") and token_pattern(q.term).search(ln)]
+        plus = [ln for ln in lines if ln.startswith("+") and token_pattern(q.term).search(ln)]
+        v_old = term_value("\n".join(minus), q.term) if minus else None
+        v_new = term_value("\n".join(plus), q.term) if plus else None
+        if v_new is not None:
+            return v_old, v_new, c.new
+    return None
+
+
+def _value_in(timeline: Timeline, product: str, term: str, release: str, within: str = "") -> tuple | None:
+    """(value or None, section) of the term in a release: its definition first (a section named after it, or a
+    section named after `within`), a section with no value when none has one; None when the release lacks it."""
+    rows = [timeline.section(product, release, o.path, o.ord) for o in timeline.occurrences(product, term)
+            if o.release == release]
+    key = _definition_first(term)
+    best = None
+    for s in sorted((s for s in rows if s), key=lambda s: (bool(within) and normal_term(within) not in
+                                                           s.heading.lower(), key(s))):
+        v = term_value(s.text, term, s.heading)
+        if v is not None:
+            return v, s
+        best = best or (None, s)
+    return best
+
+
+def _named_in(timeline: Timeline, product: str, term: str, release: str) -> str:
+    """The term as a release names it: itself, else the flag it was renamed from or to by an "experimental-" prefix
+    (v3.4's `--experimental-backend-bbolt-freelist-type` is v3.5's `--backend-bbolt-freelist-type`)."""
+    if not term.startswith("--") or any(o.release == release for o in timeline.occurrences(product, term)):
+        return term
+    core = term[2:].removeprefix("experimental-")
+    names = [t for t in timeline.terms_containing(product, core, release) if t.startswith("--") and "=" not in t
+             and t[2:].removeprefix("experimental-") == core]
+    return min(names, key=len) if names else term
+
+
+def _guide_pair(term: str, diff: ReleaseDiff) -> tuple | None:
+    """((old value, line), (new value, line), section) from an upgrade or downgrade guide of the newer release that
+    writes the term's setting as a diff pair, "-etcd --pre-vote=true" beside "+etcd --pre-vote=false". In a
+    downgrade guide "-" is the newer release and "+" the older; in an upgrade guide the other way round."""
+    pattern = token_pattern(term)
+    for c in diff.changes:
+        if c.new is None or c.kind == "removed" or not is_release_notes(c.path, c.heading):
+            continue
+        lines = c.new.text.splitlines()
+        for i, ln in enumerate(lines[:-1]):
+            nxt = lines[i + 1]
+            if ln[:1] != "-" or nxt[:1] != "+" or not (pattern.search(ln) or pattern.search(nxt)):
+                continue
+            values = [re.search(r"--[\w.\-]+=['\"]?([^\s'\"]+)", x) for x in (ln, nxt)]
+            if all(values):
+                (minus, plus) = [(v.group(1), x[1:].strip()) for v, x in zip(values, (ln, nxt))]
+                return (plus, minus, c.new) if "downgrad" in c.path.lower() else (minus, plus, c.new)
+    return None
+
+
+def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
+    old, new, name = diff.old_release, diff.new_release, f"`{q.term}`"
+    found = {rel: _value_in(timeline, q.product, _named_in(timeline, q.product, q.term, rel), rel)
+             for rel in (old, new)}
+    if not any(found[rel] and found[rel][0] for rel in (old, new)) and not q.term.startswith("-"):
+        # "the default remote write queue capacity": no value of `<remote_write>` itself; the setting asked is the
+        # question's last word with a value in both releases, inside the term's own sections.
+        for w in reversed([w for w in q.topic if w != q.term.lower()]):
+            inner = {rel: _value_in(timeline, q.product, w, rel, within=q.term) for rel in (old, new)}
+            if all(inner[rel] and inner[rel][0] and normal_term(q.term) in inner[rel][1].heading.lower()
+                   for rel in (old, new)):
+                q, found, name = replace(q, term=w), inner, f"`{w}`"
+                ans.term = w
+                break
+    paired = _guide_pair(q.term, diff) if found[old] is None or found[new] is None else None
+    if paired is not None:  # a guide's "-etcd --x=true" / "+etcd --x=false" where one release lacks a value
+        for rel, value in zip((old, new), paired[:2]):
+            if found[rel] is None or found[rel][0] is None:
+                found[rel] = (value, paired[2])
+    valued = all(found[rel] and found[rel][0] for rel in (old, new))
+    if not is_identifier(q.term) and not valued and timeline.terms_containing(q.product, q.term):
+        return _names_changed(q, timeline, diff, ans)
+    stated = _notes_values(timeline, q, diff)
+    if stated is not None and found[old] is not None:
+        v_old, v_new, section = stated
+        if v_old is None or (found[old][0] is not None and found[old][0][0] == v_old[0]):
+            v_old = found[old][0] or v_old
+        if v_old is not None:
+            found[new] = (v_new, section)
+            found[old] = (v_old, found[old][1])
+    if not found[old] and not found[new]:
+        ans.missing = True
+        ans.answer = f"Neither {q.product} {old} nor {new} mentions {name}."
+        return ans
+    if not found[old] or not found[new]:
+        has, lacks = (new, old) if found[new] else (old, new)
+        s = found[has][1]
+        ans.answer = (f"Yes: {name} is in {q.product} {has} {cite_section(ans, s, q.term)} but not in {lacks} "
+                      f"({'added' if has == new else 'removed'} between them).")
+        return ans
+    (v_old, s_old), (v_new, s_new) = found[old], found[new]
+    c_old, c_new = cite_section(ans, s_old, q.term), cite_section(ans, s_new, q.term)
+    if v_old is not None and v_new is not None:
+        v1, v2 = v_old[0], v_new[0]
+        if v1 != v2:
+            ans.answer = (f"Yes: the default of {name} changed from {v1} in {old} {c_old} to {v2} in {new} "
+                          f"{c_new}.\n{old}: \"{v_old[1]}\"\n{new}: \"{v_new[1]}\"")
+        else:
+            ans.answer = (f"No: {name} is {v1} in both {old} {c_old} and {new} {c_new}.\n{old}: \"{v_old[1]}\"\n"
+                          f"{new}: \"{v_new[1]}\"")
+        return ans
+    l_old = [ln.strip() for ln in s_old.text.splitlines() if token_pattern(q.term).search(ln)]
+    l_new = [ln.strip() for ln in s_new.text.splitlines() if token_pattern(q.term).search(ln)]
+    if l_old == l_new:
+        ans.answer = f"No: {name} reads the same in {old} {c_old} and {new} {c_new}: \"{(l_old or [''])[0][:200]}\""
+    else:
+        gone = [ln for ln in l_old if ln not in l_new][:2]
+        came = [ln for ln in l_new if ln not in l_old][:2]
+        ans.answer = (f"Yes: what the docs say about {name} changed between {old} {c_old} and {new} {c_new}.\n"
+                      + "".join(f"{old}: \"{ln[:200]}\"\n" for ln in gone)
+                      + "".join(f"{new}: \"{ln[:200]}\"\n" for ln in came)).strip()
+    return ans
+
+
+def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
+    """A word that is no name of its own ("GOMEMLIMIT"): compare the identifiers that carry it in both releases."""
+    old, new = diff.old_release, diff.new_release
+    names = {rel: timeline.terms_containing(q.product, q.term, rel) for rel in (old, new)}
+    if not names[old] and not names[new]:
+        ans.missing = True
+        ans.answer = f"Neither {q.product} {old} nor {new} mentions `{q.term}`."
+        return ans
+
+    def cited(rel: str) -> str:
+        for term in names[rel][:1]:
+            o = next((o for o in timeline.occurrences(q.product, term) if o.release == rel), None)
+            s = timeline.section(q.product, rel, o.path, o.ord) if o else None
+            if s is not None:
+                return cite_section(ans, s, term)
+        return ""
+
+    same = names[old] == names[new]
+    ans.answer = (f"{'No' if same else 'Yes'}: the names with `{q.term}` in them "
+                  f"{'are the same' if same else 'differ'} in {q.product} {old} and {new}.\n"
+                  f"{old}: {', '.join(names[old]) or 'none'} {cited(old)}\n"
+                  f"{new}: {', '.join(names[new]) or 'none'} {cited(new)}").strip()
+    return ans
