@@ -5,7 +5,8 @@ Two calibrated signals, then the LLM's verdict where a preset asks for it:
   paths, hyphenated feature names) that appear nowhere in the target release's documents mean that release does not
   document them, whatever the vectors say; so does a plain word of the question (`limitk`) that the target
   release never uses while another release of the product does (issue 15: a feature absent from a release went
-  unflagged when a neighbouring term was present);
+  unflagged when a neighbouring term was present); a command of several words (`etcdctl downgrade enable`) is
+  checked as a phrase against the release timeline, as every word of it is in the release's vocabulary;
 - relevance: the best candidate's relevance (cross-encoder score when reranked, else dense cosine) under a
   threshold means nothing retrieved is about the question.
 """
