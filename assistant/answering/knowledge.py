@@ -61,7 +61,8 @@ def plain_words(question: str, skip: Container[str] = (), common: Container[str]
     return list(dict.fromkeys(words))
 
 
-def command_phrases(question: str, skip: Container[str] = (), common: Container[str] = ()) -> list[tuple[list[str], bool]]:
+def command_phrases(question: str, skip: Container[str] = (),
+                    common: Container[str] = ()) -> list[tuple[list[str], bool]]:
     """Names of several words, each with its shorter forms (longest first) and whether the docs must name it (as an
     identifier or a heading) for it to count: a backticked term with a space (`etcdctl downgrade enable`), found in
     any text; and the three and two adjacent words led by one that is no everyday word, a tool's name ("promtool
@@ -74,13 +75,15 @@ def command_phrases(question: str, skip: Container[str] = (), common: Container[
         if not _PLAIN.fullmatch(w) or w in STOP_WORDS or w in skip or w in common:
             continue
         tail = words[i + 1:i + 3]
-        forms = [" ".join([w, *tail[:n]]) for n in (2, 1) if len(tail) >= n and not any(x in STOP_WORDS for x in tail[:n])]
+        forms = [" ".join([w, *tail[:n]]) for n in (2, 1)
+                 if len(tail) >= n and not any(x in STOP_WORDS for x in tail[:n])]
         if forms and not any(forms[0] in " ".join(o) for o, _ in out):
             out.append((forms, True))
     return out
 
 
-def release_only_phrases(phrases: list[tuple[list[str], bool]], releases_of, other_releases: Container[str]) -> list[str]:
+def release_only_phrases(phrases: list[tuple[list[str], bool]], releases_of,
+                         other_releases: Container[str]) -> list[str]:
     """The longest form of each name that some release holds (`releases_of(form, named)`), when only other releases
     of the product do."""
     absent = []

@@ -24,7 +24,7 @@ from assistant.answering.generate import build_messages, stream_answer
 from assistant.answering.glossary import load_or_mine
 from assistant.answering.intent import IntentClassifier
 from assistant.answering.presets import Preset, get_preset
-from assistant.answering.product_evidence import choose, gather, narrow_to_owner
+from assistant.answering.product_evidence import choose, gather, owned
 from assistant.answering.query_check import check_query
 from assistant.answering.reduce import extract, llm_select
 from assistant.answering.rerank import CrossEncoderRerank
@@ -211,13 +211,12 @@ class Pipeline:
                        history=t.history)
             if r.releases:  # a product without the release named is no candidate
                 routed[c.name] = r
-        routed = narrow_to_owner(routed, question, self.timeline, self.common_words)
         if not routed:
             return unrouted
         evidence = gather(question, [self.index(p, r.releases[-1]) for p, r in routed.items()], self.embed_model,
                           t.preset.retrieval)
         scores = {e.product: round(e.score, 4) for e in evidence}
-        chosen = choose(evidence, t.preset.relevance_threshold)
+        chosen = choose(owned(evidence, question, self.timeline, self.common_words), t.preset.relevance_threshold)
         if not chosen:
             return Routing(None, "inferred", [], "none", unrouted.mentions, evidence=scores)
         win = routed[chosen[0].product]

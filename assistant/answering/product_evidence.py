@@ -25,7 +25,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from assistant.answering.knowledge import identifiers, plain_words
 from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, RetrievalParams
 
-__all__ = ["Evidence", "choose", "gather", "narrow_to_owner", "sole_owner"]
+__all__ = ["Evidence", "choose", "gather", "owned", "sole_owner"]
 
 # Tuned on eval/routing.tune.jsonl only (question text, no product given); see README "Product from evidence".
 TOP = 10  # fused candidates that vote
@@ -109,11 +109,12 @@ def sole_owner(terms: list[str], products_of) -> str | None:
     return next(iter(held[0]))
 
 
-def narrow_to_owner(routed: dict, question: str, timeline, common_words) -> dict:
-    """A question naming no product is searched only in the product that alone documents its identifiers and rare
-    words (`--auto-gomemlimit.ratio`, "OTLP": Prometheus only): dense search can find a closer passage in another
-    product's text on the same subject, which never names them (README: "Ranking (issue 15)")."""
+def owned(evidence: list[Evidence], question: str, timeline, common_words) -> list[Evidence]:
+    """A question naming no product is answered from the product whose documents alone hold its identifiers and rare
+    words (`--auto-gomemlimit.ratio`, "OTLP": Prometheus), when there is one: dense search can find a closer passage
+    in another product's text on the same subject, which never names them (README: "Ranking (issue 15)"). Every
+    product is still searched and shown; the floor still applies to the owner."""
     terms = identifiers(question)
     terms += plain_words(question, {p.lower() for t in terms for p in t.split()}, common_words)
-    owner = sole_owner(terms, lambda term: {p for p in routed if timeline.occurrences(p, term)})
-    return {owner: routed[owner]} if owner else routed
+    owner = sole_owner(terms, lambda term: {e.product for e in evidence if timeline.occurrences(e.product, term)})
+    return [e for e in evidence if e.product == owner] if owner else evidence
