@@ -15,7 +15,7 @@ from assistant.evaluation.judge import (
     score_intent_criteria,
     win_tie_loss,
 )
-from assistant.evaluation.matching import Retrieved, file_matches, page_matches
+from assistant.evaluation.matching import Retrieved, file_matches, page_matches, same_file_in_other_release
 from assistant.evaluation.metrics import (
     accuracy,
     answer_in_context_recall,
@@ -75,6 +75,16 @@ def test_gold_paths_match_release_and_path():
     assert not file_matches("v3.5/op-guide/x.md", "v3.4", "op-guide/x.md", {"v3.4", "v3.5"})
     assert not file_matches("v3.5/op-guide/x.md", "v3.5", "op-guide/y.md")
     assert not file_matches("v3.5/op-guide/x.md", "v3.5", "other/op-guide/xx.md")
+
+
+def test_gold_file_in_another_release_on_folder_boundaries():
+    known = {"v3.4", "v3.5", "v3.6"}
+    assert same_file_in_other_release("v3.5/op-guide/a.md", "v3.4", "op-guide/a.md", known)
+    # "xop-guide/a.md" ends with "op-guide/a.md" but is another folder
+    assert not same_file_in_other_release("v3.5/op-guide/a.md", "v3.4", "xop-guide/a.md", known)
+    assert not same_file_in_other_release("v3.5/op-guide/a.md", "v3.5", "op-guide/a.md", known)  # the gold itself
+    assert not same_file_in_other_release("v3.5/op-guide/a.md", "v3.4", "op-guide/b.md", known)
+    assert not same_file_in_other_release("docs/op-guide/a.md", "v3.4", "op-guide/a.md", known)  # no release folder
 
 
 def test_awsdocs_gold_matches_an_ingest_of_documents_folder():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assistant.answering.presets import get_preset, with_overrides
-from assistant.answering.product_evidence import Evidence, choose
+from assistant.answering.product_evidence import Evidence, choose, gather, sole_owner
 from assistant.backends.chat import FakeChat
 from assistant.components import build_intent_classifier, build_pipeline
 
@@ -52,6 +52,16 @@ def test_the_floor_is_judged_on_passages_both_searches_found():
     assert [e.product for e in choose(close, floor=0.3)] == ["a"]
     hidden = [Evidence("a", "r1", 0.40, 0.7, 3, agreed=0.27), Evidence("b", "r1", 0.42, 0.3, 2, agreed=0.39)]
     assert [e.product for e in choose(hidden, floor=0.3)] == ["b"]
+
+
+def test_a_name_only_one_product_documents_picks_that_product():
+    holders = {"--auto-gomemlimit.ratio": {"prometheus"}, "gomemlimit": {"prometheus"}, "keyspace": {"etcd"},
+               "endpoint": {"etcd", "prometheus"}}
+    owners = lambda term: holders.get(term, set())  # noqa: E731
+    assert sole_owner(["--auto-gomemlimit.ratio", "gomemlimit", "nowhere"], owners) == "prometheus"
+    assert sole_owner(["gomemlimit", "keyspace"], owners) is None  # names of two products: the evidence decides
+    assert sole_owner(["gomemlimit", "endpoint"], owners) is None  # a shared name: no owner
+    assert sole_owner(["nowhere"], owners) is None
 
 
 def test_nothing_above_the_floor_is_not_in_the_library():
@@ -203,3 +213,14 @@ def test_the_cli_and_the_chat_say_how_the_product_was_chosen(three_products, mon
     assert product_line({"product": "etcd_io", "also": [{"product": "prometheus-server", "release": "v3.5.0"}],
                          "product_chosen": "inferred from the documents"}) == \
         "**etcd\\_io \\+ prometheus\\-server v3\\.5\\.0** (inferred from the documents)"
+
+
+def test_a_name_only_one_product_documents_routes_the_question_there(pipeline):
+    # "OTLP" occurs in Prometheus's docs only; by embedding, etcd's gRPC gateway and proxy pages sit closer to a
+    # question about a receiver's URL path, so the evidence alone picks another product (held-out item rk-148).
+    question = "What URL path does the OTLP receiver listen on?"
+    res = pipeline.ask(question, search_only=True)
+    assert res.product == FOLDER["prometheus"], (res.product, res.routing)
+    indexes = [pipeline.index(p, pipeline.library.releases(p)[-1]) for p in FOLDER.values()]
+    evidence = gather(question, indexes, pipeline.embed_model, get_preset("default").retrieval)
+    assert choose(evidence, get_preset("default").relevance_threshold)[0].product != FOLDER["prometheus"]

@@ -10,6 +10,7 @@ from assistant.answering.fusion import (
     lost_in_the_middle,
     margin_filter,
     mmr,
+    spread_files,
     weighted_average,
 )
 from assistant.answering.glossary import expand, mine_glossary
@@ -78,6 +79,15 @@ def test_mmr_avoids_duplicates():
     v = np.array([[1.0, 0.0], [1.0, 0.0], [0.7, 0.714]])
     v = v / np.linalg.norm(v, axis=1, keepdims=True)
     assert mmr(q, v, k=2, lam=0.3) == [0, 2]
+
+
+def test_spread_files_gives_the_first_places_to_distinct_files():
+    ranked = [("a", 1), ("a", 2), ("a", 3), ("b", 4), ("a", 5), ("c", 6), ("b", 7)]
+    by_file = lambda item: item[0]  # noqa: E731
+    assert spread_files(ranked, by_file, 3) == [("a", 1), ("b", 4), ("c", 6), ("a", 2), ("a", 3), ("a", 5), ("b", 7)]
+    assert spread_files(ranked, by_file, 2)[:3] == [("a", 1), ("b", 4), ("a", 2)]
+    assert spread_files(ranked, by_file, 0) == ranked
+    assert spread_files([("a", 1), ("a", 2)], by_file, 3) == [("a", 1), ("a", 2)]  # one file: score order
 
 
 def test_lost_in_the_middle_puts_strongest_at_both_ends():

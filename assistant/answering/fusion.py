@@ -60,3 +60,20 @@ def lost_in_the_middle(items: list, key=None) -> list:
     for i, item in enumerate(items):
         (front if i % 2 == 0 else back).append(item)
     return front + back[::-1]
+
+
+def spread_files(items: list, key, slots: int) -> list:
+    """The best item of each distinct file (key(item)) takes the first `slots` places, in score order; the rest
+    follow in score order. Two or three chunks of one page would otherwise fill the top of the sources and push
+    the only other page that answers below what a reader looks at (README: "Ranking (issue 15)")."""
+    if slots <= 0:
+        return list(items)
+    top, seen = [], set()
+    for i, item in enumerate(items):
+        if len(top) >= slots:
+            break
+        if key(item) not in seen:
+            seen.add(key(item))
+            top.append(i)
+    chosen = set(top)
+    return [items[i] for i in top] + [item for i, item in enumerate(items) if i not in chosen]

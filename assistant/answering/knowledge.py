@@ -5,7 +5,8 @@ Two calibrated signals, then the LLM's verdict where a preset asks for it:
   paths, hyphenated feature names) that appear nowhere in the target release's documents mean that release does not
   document them, whatever the vectors say; so does a plain word of the question (`limitk`) that the target
   release never uses while another release of the product does (issue 15: a feature absent from a release went
-  unflagged when a neighbouring term was present);
+  unflagged when a neighbouring term was present); a command of several words (`etcdctl downgrade enable`) is
+  checked as a phrase against the release timeline, as every word of it is in the release's vocabulary;
 - relevance: the best candidate's relevance (cross-encoder score when reranked, else dense cosine) under a
   threshold means nothing retrieved is about the question.
 """
@@ -13,11 +14,12 @@ Two calibrated signals, then the LLM's verdict where a preset asks for it:
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
 from assistant.backends.chat import ChatModel, ask_json
 from assistant.library.lexical import STOP_WORDS, tokenize
+from assistant.library.terms import token_pattern
 
 # `--log-format`, `query_offset`, `storage.tsdb.retention`, `--auto-gomemlimit.ratio`, `dbSizeQuota`,
 # `/api/v1/notifications`, `promql-duration-expr`, and anything in backticks.
@@ -25,6 +27,9 @@ _IDENT = re.compile(r"`([^`]{2,60})`|(?<![\w-])(--?[a-z][\w.\-]*\.[\w.\-]*|--[a-
                     r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+"
                     r"|[a-z]+[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*(?:-[a-z0-9]+){2,})|(?<![\w.])(/[a-z][\w\-]*(?:/[\w\-{}:]+)+)")
 _PLAIN = re.compile(r"[a-z][a-z0-9]{3,}")
+# A hyphenated name said as a word ("the delayed-compaction feature flag"); two hyphens or more are identifiers.
+_COMPOUND = re.compile(r"[a-z][a-z0-9]+-[a-z][a-z0-9]+")
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]*[a-z0-9]|[a-z]")
 
 
 @dataclass
@@ -51,9 +56,59 @@ def plain_words(question: str, skip: Container[str] = (), common: Container[str]
     """The question's plain words that could name a feature: no identifier punctuation, 4+ characters, not stop
     words, not in `skip` (the product's and release's names), not `common` (everyday words: 'automatic',
     'problems' are absent from some release by chance, `etcdutl` and `limitk` by design)."""
-    words = [w for w in tokenize(question)
-             if _PLAIN.fullmatch(w) and w not in STOP_WORDS and w not in skip and w not in common]
+    words = [w for w in tokenize(question) if (_PLAIN.fullmatch(w) or _COMPOUND.fullmatch(w))
+             and w not in STOP_WORDS and w not in skip and w not in common]
     return list(dict.fromkeys(words))
+
+
+def command_phrases(question: str, skip: Container[str] = (),
+                    common: Container[str] = ()) -> list[tuple[list[str], bool]]:
+    """Names of several words, each with its shorter forms (longest first) and whether the docs must name it (as an
+    identifier or a heading) for it to count: a backticked term with a space (`etcdctl downgrade enable`), found in
+    any text; and the three and two adjacent words led by one that is no everyday word, a tool's name ("promtool
+    push metrics"), counted only where a release names it: a prose phrase ("freelist type") is worded otherwise by
+    another release's docs ("--backend-bbolt-freelist-type") without being absent. Every word of such a name is in
+    the release's vocabulary while the command is not (issue 15: unflagged multi-word commands)."""
+    out = [([t], False) for t in identifiers(question) if " " in t.strip()]
+    words = _WORD.findall(question.lower())
+    for i, w in enumerate(words):
+        if not _PLAIN.fullmatch(w) or w in STOP_WORDS or w in skip or w in common:
+            continue
+        tail = words[i + 1:i + 3]
+        forms = [" ".join([w, *tail[:n]]) for n in (2, 1)
+                 if len(tail) >= n and not any(x in STOP_WORDS for x in tail[:n])]
+        if forms and not any(forms[0] in " ".join(o) for o, _ in out):
+            out.append((forms, True))
+    return out
+
+
+def release_only_phrases(phrases: list[tuple[list[str], bool]], releases_of,
+                         other_releases: Container[str]) -> list[str]:
+    """The longest form of each name that some release holds (`releases_of(form, named)`), when only other releases
+    of the product do."""
+    absent = []
+    for forms, named in phrases:
+        for form in forms:
+            where = releases_of(form, named)
+            if where:
+                if all(r in other_releases for r in where):
+                    absent.append(form)
+                break
+    return absent
+
+
+def timeline_lookup(timeline, product: str, targets: list[str]) -> Callable[[str, bool], set[str]]:
+    """`releases_of(name, named)` over the release timeline: the releases whose identifiers or headings hold the name
+    (with `named` False, any text: the timeline's whole-token scan). A target release missing from the answer is
+    scanned word for word before the name counts as absent there (a heading elsewhere may be prose here)."""
+    def releases_of(name: str, named: bool) -> set[str]:
+        where = {o.release for o in timeline.occurrences(product, name, scan=not named)}
+        if where and not where & set(targets):
+            pattern = token_pattern(name)
+            where |= {r for r in targets if any(pattern.search(s.text) or pattern.search(s.heading)
+                                                 for s in timeline.sections(product, r))}
+        return where
+    return releases_of
 
 
 def release_only_words(words: list[str], vocab: Container[str], other_vocabs: dict[str, Container[str]]) -> list[str]:
@@ -82,12 +137,18 @@ def decide(relevance: float, absent: list[str], threshold: float) -> tuple[bool,
 def check(question: str, *, relevance: float, threshold: float, release_vocab: Container[str] | None,
           other_vocabs: dict[str, Container[str]], suggestion: str | None,
           llm: ChatModel | None = None, context: list[str] | None = None,
-          ignore_words: Container[str] = (), common_words: Container[str] = ()) -> KnowledgeVerdict:
+          ignore_words: Container[str] = (), common_words: Container[str] = (),
+          releases_of: Callable[[str, bool], set[str]] | None = None) -> KnowledgeVerdict:
+    """`releases_of` (timeline_lookup): where the product's releases hold a name; with it, names of several words
+    are checked as phrases."""
     terms = identifiers(question)
     absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)]
     if release_vocab is not None and other_vocabs:
         covered = {p for t in terms for p in tokenize(t)}
         absent += release_only_words(plain_words(question, covered | set(ignore_words), common_words), release_vocab, other_vocabs)
+        if releases_of is not None:
+            phrases = command_phrases(question, set(ignore_words), common_words)
+            absent += [p for p in release_only_phrases(phrases, releases_of, other_vocabs) if p not in absent]
     missing, reason = decide(relevance, absent, threshold)
     others = sorted((r for r, vocab in other_vocabs.items() if absent and all(term_present(t, vocab) for t in absent)),
                     key=_release_key)

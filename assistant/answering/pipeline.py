@@ -24,11 +24,11 @@ from assistant.answering.generate import build_messages, stream_answer
 from assistant.answering.glossary import load_or_mine
 from assistant.answering.intent import IntentClassifier
 from assistant.answering.presets import Preset, get_preset
-from assistant.answering.product_evidence import choose, gather
+from assistant.answering.product_evidence import choose, gather, owned
 from assistant.answering.query_check import check_query
 from assistant.answering.reduce import extract, llm_select
 from assistant.answering.rerank import CrossEncoderRerank
-from assistant.answering.retrieval import HybridRetriever, Lexicon, ReleaseIndex, keep_by_margin
+from assistant.answering.retrieval import HybridRetriever, Lexicon, ReleaseIndex, keep_by_margin, spread_by_file
 from assistant.answering.rewrite import condense_rules, is_follow_up, rewrite
 from assistant.answering.routing import Routing, detect, strip_release_mentions
 from assistant.answering.state import AskResult, Candidate, Observer, StageEvent, Turn
@@ -216,7 +216,7 @@ class Pipeline:
         evidence = gather(question, [self.index(p, r.releases[-1]) for p, r in routed.items()], self.embed_model,
                           t.preset.retrieval)
         scores = {e.product: round(e.score, 4) for e in evidence}
-        chosen = choose(evidence, t.preset.relevance_threshold)
+        chosen = choose(owned(evidence, question, self.timeline, self.common_words), t.preset.relevance_threshold)
         if not chosen:
             return Routing(None, "inferred", [], "none", unrouted.mentions, evidence=scores)
         win = routed[chosen[0].product]
@@ -279,7 +279,7 @@ class Pipeline:
         return t
 
     def select(self, t: Turn) -> Turn:
-        contexts = keep_by_margin(t.contexts, t.preset.retrieval.margin)
+        contexts = spread_by_file(keep_by_margin(t.contexts, t.preset.retrieval.margin), t.preset.retrieval.distinct_files)
         scopes = [(t.routing.product, r) for r in t.routing.releases] + list(t.routing.also)
         t.contexts = _balance_releases(contexts, scopes, t.preset.retrieval.contexts)
         t.relevance = max((n.node.metadata.get("dense", 0.0) for n in t.contexts), default=0.0)
@@ -301,6 +301,7 @@ class Pipeline:
             llm=t.llm if p.knowledge == "scores+llm" else None,
             context=[n.node.get_content() for n in contexts],
             ignore_words=kn.naming_words(routing.product, routing.mentions, t.catalogue), common_words=self.common_words,
+            releases_of=kn.timeline_lookup(self.timeline, routing.product, routing.releases),
         )
         t.result.knowledge = asdict(verdict)
         t.result.knowledge_missing = verdict.missing

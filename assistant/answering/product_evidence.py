@@ -22,9 +22,10 @@ from dataclasses import dataclass, replace
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
+from assistant.answering.knowledge import identifiers, plain_words
 from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, RetrievalParams
 
-__all__ = ["Evidence", "choose", "gather"]
+__all__ = ["Evidence", "choose", "gather", "owned", "sole_owner"]
 
 # Tuned on eval/routing.tune.jsonl only (question text, no product given); see README "Product from evidence".
 TOP = 10  # fused candidates that vote
@@ -97,3 +98,23 @@ def choose(evidence: list[Evidence], floor: float, close: float = CLOSE) -> list
     if len(ranked) > 1 and ranked[0].score - ranked[1].score <= close:
         return ranked[:2]
     return ranked[:1]
+
+
+def sole_owner(terms: list[str], products_of) -> str | None:
+    """The product whose documents alone hold the question's names (`products_of(term)`: the products that hold
+    it), when every name any product holds points to that one product; None when a name is shared or none is held."""
+    held = [owners for owners in map(products_of, terms) if owners]
+    if not held or any(len(owners) != 1 for owners in held) or len(set().union(*held)) != 1:
+        return None
+    return next(iter(held[0]))
+
+
+def owned(evidence: list[Evidence], question: str, timeline, common_words) -> list[Evidence]:
+    """A question naming no product is answered from the product whose documents alone hold its identifiers and rare
+    words (`--auto-gomemlimit.ratio`, "OTLP": Prometheus), when there is one: dense search can find a closer passage
+    in another product's text on the same subject, which never names them (README: "Ranking (issue 15)"). Every
+    product is still searched and shown; the floor still applies to the owner."""
+    terms = identifiers(question)
+    terms += plain_words(question, {p.lower() for t in terms for p in t.split()}, common_words)
+    owner = sole_owner(terms, lambda term: {e.product for e in evidence if timeline.occurrences(e.product, term)})
+    return [e for e in evidence if e.product == owner] if owner else evidence

@@ -20,7 +20,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from assistant.answering.fusion import margin_filter, mmr, weighted_average
+from assistant.answering.fusion import margin_filter, mmr, spread_files, weighted_average
 from assistant.library.fields import query_identifiers
 from assistant.library.manifest import Manifest
 from assistant.library.store import Hit, ReleaseStore, SearchSpec
@@ -47,6 +47,7 @@ class RetrievalParams:
     # searched with the first query (the question as asked); the identifier field with the question's identifiers.
     fields: tuple[tuple[str, float], ...] = ()
     ident_k: int = 3  # how many of the identifier field's hits are fused (its best: where the identifier is defined)
+    distinct_files: int = 0  # the first n contexts come from n different files where the candidates allow
 
 
 @dataclass
@@ -233,3 +234,9 @@ def keep_by_margin(nodes: list[NodeWithScore], margin: float | None) -> list[Nod
     ranked = sorted((relevance(n) for n in nodes), reverse=True)
     floor = ranked[margin_filter(ranked, margin) - 1]
     return [n for n in nodes if relevance(n) >= floor]
+
+
+def spread_by_file(nodes: list[NodeWithScore], slots: int) -> list[NodeWithScore]:
+    """fusion.spread_files over contexts: a file is a (product, release, path)."""
+    md = lambda n: n.node.metadata  # noqa: E731
+    return spread_files(nodes, lambda n: (md(n).get("product"), md(n).get("release"), md(n).get("path")), slots)

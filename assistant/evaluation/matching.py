@@ -45,6 +45,15 @@ def file_matches(gold: str, release: str, path: str, known_releases: frozenset[s
     return _suffix_match(g, p) or _suffix_match(g, f"{release}/{p}")
 
 
+def same_file_in_other_release(gold: str, release: str, path: str,
+                               known_releases: frozenset[str] | set[str] = frozenset()) -> bool:
+    """The gold names a file of one known release and the source is that file in another release (same path inside
+    the release folder, compared on folder boundaries as file_matches does)."""
+    g = _norm(gold)
+    head, _, rest = g.partition("/")
+    return bool(rest) and head in known_releases and head != release and _suffix_match(rest, _norm(path))
+
+
 def page_matches(gold: Gold, source: Retrieved, known_releases: frozenset[str] | set[str] = frozenset()) -> bool:
     """A gold page counts when the retrieved chunk covers it (chunks of PDFs carry the page they come from)."""
     if not file_matches(gold.file, source.release, source.path, known_releases):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.evaluation.dataset import EvalItem
-from assistant.evaluation.matching import file_matches
+from assistant.evaluation.matching import file_matches, same_file_in_other_release
 
 _SPACE = re.compile(r"\s+")
 
@@ -44,11 +44,6 @@ def _norm(text: str) -> str:
     return _SPACE.sub(" ", text.replace("`", "")).strip().lower()
 
 
-def _same_file_elsewhere(gold: str, path: str, known: frozenset[str]) -> bool:
-    head, _, rest = gold.replace("\\", "/").partition("/")
-    return bool(rest) and head in known and path.replace("\\", "/").endswith(rest)
-
-
 def label_context(item: EvalItem, release: str, path: str, text: str, known_releases: Iterable[str]) -> float | None:
     """1.0: a gold file's context holding the evidence (or any gold-file context when the item has none);
     0.0: a context of another file; None (left out): a gold file's context without the evidence, and the gold
@@ -56,7 +51,7 @@ def label_context(item: EvalItem, release: str, path: str, text: str, known_rele
     gold word for word: labelled a negative, it would teach the model to tell apart what its input cannot show."""
     known = frozenset(known_releases)
     if not any(file_matches(g.file, release, path, known) for g in item.gold):
-        return None if any(_same_file_elsewhere(g.file, path, known) for g in item.gold) else 0.0
+        return None if any(same_file_in_other_release(g.file, release, path, known) for g in item.gold) else 0.0
     evidence = item.extra.get("evidence")
     if not evidence:
         return 1.0

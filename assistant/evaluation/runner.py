@@ -71,8 +71,9 @@ def resolve_product(name: str | None, catalogue) -> str | None:
 
 
 def ranked_contexts(res, manifest, depth: int) -> list[Retrieved]:
-    """The answer's contexts by score (undoing lost-in-the-middle order), then retrieved contexts it did not get."""
-    ordered = sorted(res.sources, key=lambda s: -s.score)
+    """The answer's contexts in the order the sources panel shows them ([1] first; the prompt's lost-in-the-middle
+    order is not this one), then retrieved contexts it did not get."""
+    ordered = sorted(res.sources, key=lambda s: s.n)
     out = [Retrieved(s.release, s.path, s.page, s.text) for s in ordered]
     seen = {s.context_id for s in res.sources}
     extra = []
