@@ -4,6 +4,8 @@ and the golden-set export."""
 import io
 import json
 import stat
+import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -134,6 +136,29 @@ def test_a_job_runs_in_the_background_reports_errors_and_can_be_cancelled():
     assert (state.running, state.cancelled, state.label) == (False, True, "loop") and state.done_files
     assert job.start("fails", lambda job, cancel: 1 / 0)
     assert job.wait(5).error == "ZeroDivisionError: division by zero"
+
+
+EXIT_DURING_TORCH = """
+import threading, torch
+from assistant.app.jobs import Job
+started = threading.Event()
+def work(job, cancel):
+    x, w = torch.randn(256, 384), torch.randn(1536, 384)
+    while not cancel.is_set():  # a stop is checked between steps, as the sync and the warm-up do
+        for _ in range(50):
+            torch.nn.functional.linear(x, w)  # lets go of the interpreter lock inside, like a model's forward
+        started.set()
+Job().start("busy", work)
+started.wait(120)
+"""  # the main thread ends here, with the job inside torch
+
+
+def test_exit_while_a_background_job_is_inside_torch_is_clean():
+    # Before: Python killed the daemon thread when it next took the interpreter lock inside torch's C++ code, and
+    # the process aborted ("terminate called without an active exception", exit 134) after every test had passed.
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-c", EXIT_DURING_TORCH], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0 and "terminate called" not in proc.stderr, (proc.returncode, proc.stderr[-800:])
 
 
 def test_markdown_escaping_keeps_text_literal():

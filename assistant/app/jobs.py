@@ -2,14 +2,49 @@
 
 from __future__ import annotations
 
+import atexit
 import copy
 import threading
+import time
 from dataclasses import dataclass, field
 
 from assistant.backends.chat import LLMError
 from assistant.secrets import KeyringUnavailable
 
 # ------------------------------------------------------------------------------------------ background work
+# Threads doing background work, each with what asks it to stop. Python kills daemon threads at exit only when they
+# next need the interpreter lock; one inside torch at that moment (the model warm-up, an answer's embedding) aborts
+# the whole process ("terminate called without an active exception", exit 134). So at exit each is asked to stop
+# and given a bounded time to reach a point where it can: a stop is checked between files and between stages.
+EXIT_WAIT_S = 30.0
+_live: dict[threading.Thread, object] = {}
+_live_lock = threading.Lock()
+
+
+def track(thread: threading.Thread, stop) -> None:
+    """Register a started background thread and the callable that asks it to stop (waited for at exit)."""
+    with _live_lock:
+        if not _live:
+            atexit.register(finish_at_exit)
+        _live[thread] = stop
+
+
+def finish_at_exit(timeout: float = EXIT_WAIT_S) -> list[str]:
+    """Ask every tracked thread to stop and wait for them together, at most `timeout` seconds. Returns the names of
+    those still running after it (they are then left to the interpreter)."""
+    with _live_lock:
+        threads = [(t, stop) for t, stop in _live.items() if t.is_alive()]
+        _live.clear()
+    for _, stop in threads:
+        try:
+            stop()
+        except Exception:  # best effort at shutdown
+            pass
+    end = time.monotonic() + timeout
+    for thread, _ in threads:
+        thread.join(max(0.0, end - time.monotonic()))
+    return [t.name for t, _ in threads if t.is_alive()]
+
 
 
 @dataclass
@@ -71,6 +106,7 @@ class Job:
             self._cancel = threading.Event()
             self._thread = threading.Thread(target=self._run, args=(work, self._cancel), daemon=True, name=label)
         self._thread.start()
+        track(self._thread, self._cancel.set)
         return True
 
     def _run(self, work, cancel: threading.Event) -> None:

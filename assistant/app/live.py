@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from assistant.answering.state import AskResult, StageEvent
+from assistant.app.jobs import track
 from assistant.backends.chat import ChatModel, LLMError
 
 EMBEDDED_FIRST_LOAD_S = 90  # measured on two cores: the GGUF is dequantised and cached once, later loads take seconds
@@ -172,6 +173,7 @@ class LiveAnswer:
             thread, self._thread = self._thread, None
         if thread is not None:
             thread.start()
+            track(thread, self.stop)
 
     def stop(self) -> None:
         self._cancel.set()
