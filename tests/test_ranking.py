@@ -132,3 +132,17 @@ def test_the_first_sources_come_from_different_files(pipeline):
     one_file = replace(PRESETS["default"], retrieval=replace(PRESETS["default"].retrieval, distinct_files=0))
     before = [s.path for s in pipeline.ask(question, search_only=True, preset=one_file).sources[:3]]
     assert "op-guide/configuration.md" not in before, before
+
+
+def test_a_name_shortened_to_its_tail_is_not_taken_for_a_missing_feature(prometheus):
+    # The index holds `rules.alert.for-outage-tolerance` and `/api/v1/admin/tsdb/clean_tombstones` as whole words;
+    # users type the tail. Before, both answers said "not documented" (tuning items rk3-115, rk3-100 had this form).
+    assert kn.identifiers("query.max-concurrency default?") == ["query.max-concurrency"]  # was cut to `query.max`
+    for question in ("What is the for-outage-tolerance default?", "clean_tombstones did not shrink the data folder"):
+        res = prometheus.ask(question, search_only=True)
+        assert not res.knowledge_missing, (question, res.knowledge)
+    # A tail counts only at a dot or slash of a retrieved name, never inside a word of it.
+    assert kn.named_within("for-grace-period", ["--rules.alert.for-grace-period"])
+    assert not kn.named_within("grace-period", ["--rules.alert.for-grace-period"])
+    res = prometheus.ask("What is the for-weather-tolerance default?", search_only=True)
+    assert res.knowledge_missing and res.knowledge["absent_terms"] == ["for-weather-tolerance"], res.knowledge

@@ -159,8 +159,11 @@ def test_a_term_no_release_has_is_knowledge_missing(library):
 def test_ordinary_questions_are_not_timeline_questions(library):
     ix = library["etcd"]
     for q in ("What is the default --snapshot-count in etcd 3.5?", "how do I defragment etcd?",
-              "How do I add a member to an etcd cluster?"):
+              "How do I add a member to an etcd cluster?",
+              "give members different snapshot counts in etcd 3.5"):  # an adjective, not a change asked about
         assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None, q
+    for q in ("is the default snapshot count different in etcd 3.5?", "how does 3.5 differ from 3.6?"):
+        assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is not None, q
 
 
 def test_between_release_families_fate_listing_from_the_diff_and_a_settings_block(library):

@@ -24,7 +24,7 @@ from assistant.library.terms import token_pattern
 # `--log-format`, `query_offset`, `storage.tsdb.retention`, `--auto-gomemlimit.ratio`, `dbSizeQuota`,
 # `/api/v1/notifications`, `promql-duration-expr`, and anything in backticks.
 _IDENT = re.compile(r"`([^`]{2,60})`|(?<![\w-])(--?[a-z][\w.\-]*\.[\w.\-]*|--[a-z0-9][\w.\-]*"
-                    r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+"
+                    r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_\-]*)+"
                     r"|[a-z]+[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*(?:-[a-z0-9]+){2,})|(?<![\w.])(/[a-z][\w\-]*(?:/[\w\-{}:]+)+)")
 _PLAIN = re.compile(r"[a-z][a-z0-9]{3,}")
 # A hyphenated name said as a word ("the delayed-compaction feature flag"); two hyphens or more are identifiers.
@@ -125,6 +125,16 @@ def term_present(term: str, vocab: Container[str]) -> bool:
     return bool(check) and all(t in vocab for t in check)
 
 
+def named_within(term: str, passages) -> bool:
+    """A name the user shortened to its tail: `for-grace-period` for `--rules.alert.for-grace-period`,
+    `delete_series` for `/api/v1/admin/tsdb/delete_series`. The index holds the long name as one word, so the
+    short one is not among its words; a retrieved passage that holds it after a dot or a slash documents it."""
+    if not re.search(r"[\-_.]", term):
+        return False
+    tail = re.compile(r"(?<=[./])" + re.escape(term) + r"(?![\w\-])", re.IGNORECASE)
+    return any(tail.search(p) for p in passages)
+
+
 def decide(relevance: float, absent: list[str], threshold: float) -> tuple[bool, str]:
     """The pure decision, tested on its own."""
     if absent:
@@ -142,7 +152,8 @@ def check(question: str, *, relevance: float, threshold: float, release_vocab: C
     """`releases_of` (timeline_lookup): where the product's releases hold a name; with it, names of several words
     are checked as phrases."""
     terms = identifiers(question)
-    absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)]
+    absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)
+              and not named_within(t, context or ())]
     if release_vocab is not None and other_vocabs:
         covered = {p for t in terms for p in tokenize(t)}
         absent += release_only_words(plain_words(question, covered | set(ignore_words), common_words), release_vocab, other_vocabs)
