@@ -22,11 +22,17 @@ _live_lock = threading.Lock()
 
 
 def track(thread: threading.Thread, stop) -> None:
-    """Register a started background thread and the callable that asks it to stop (waited for at exit)."""
+    """Register a started background thread and the callable that asks it to stop (waited for at exit). Finished
+    threads are dropped here, so a long session does not keep every answer it ever gave."""
     with _live_lock:
-        if not _live:
-            atexit.register(finish_at_exit)
+        for done in [t for t in _live if not t.is_alive()]:
+            del _live[done]
         _live[thread] = stop
+
+
+@atexit.register
+def _finish() -> None:
+    finish_at_exit()
 
 
 def finish_at_exit(timeout: float = EXIT_WAIT_S) -> list[str]:
@@ -44,7 +50,6 @@ def finish_at_exit(timeout: float = EXIT_WAIT_S) -> list[str]:
     for thread, _ in threads:
         thread.join(max(0.0, end - time.monotonic()))
     return [t.name for t, _ in threads if t.is_alive()]
-
 
 
 @dataclass
