@@ -111,6 +111,8 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
     for s, e in spans:
         text[s:e] = " " * (e - s)
     rest = "".join(text)
+    seq = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]  # the question's words, in order
+    words = [w for w in dict.fromkeys(seq) if w not in STOP and w not in product_words and len(w) >= 4]
     ids = sorted((t for t in identifiers(rest.replace("*", "")) if t not in product_words), key=strength)
     # Of the names the docs hold, the surest kind first, then the rarest: "remote_write max_samples_per_send" asks
     # about max_samples_per_send, the section remote_write only places it.
@@ -120,9 +122,7 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
         _, _, _, t, p = min(held)
         return t, p
     if held:  # a CamelCase word ("PromQL") is often a product word: a rarer word written as code goes first
-        words = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
-        code = code_word([w for w in dict.fromkeys(words) if w not in STOP and w not in product_words and len(w) >= 4
-                          and w not in {t.lower() for t in ids}], timeline, products)
+        code = code_word([w for w in words if w not in {t.lower() for t in ids}], timeline, products)
         _, n, _, t, p = min(held)
         if code and len(timeline.occurrences(code[1], code[0])) < n:
             return code
@@ -134,8 +134,6 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
                 return min(family, key=len), p
     if ids:  # an identifier the docs never name: asked about, and missing
         return ids[0], products[0] if len(products) == 1 else None
-    words = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
-    words = [w for w in dict.fromkeys(words) if w not in STOP and w not in product_words and len(w) >= 4]
     # Headings are terms too: "Time Durations" as two or three words of the question.
     grams = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
     for g in grams:
@@ -157,7 +155,6 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
                if (n := len(timeline.occurrences(p, w)) or len(timeline.terms_containing(p, w)))]
     if any(not c[0] for c in counted):
         return min(counted)[2:]
-    seq = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]
     for n in (3, 2):
         phrases = {" ".join(seq[i:i + n]) for i in range(len(seq) - n + 1)
                    if not any(w in STOP or w in product_words for w in seq[i:i + n])}
