@@ -215,10 +215,12 @@ def main(argv: list[str] | None = None) -> int:
         ("our ingestion (cache off)", f"{figures['seconds']} s", figures["precision"]),
         ("embedding alone", f"{figures['embed_only_seconds']} s",
          f"ratio 1 = {figures['ratio_to_embedding']} ({figures['precision']})"),
-        ("plain LlamaIndex", f"{figures['llamaindex_seconds']} s",
-         f"ratio 2 = {figures['ratio_to_llamaindex']} ({figures['baseline_precision']}; {figures['llamaindex_nodes']} nodes; "
-         + share(figures["llamaindex_tokens_embedded"], figures["llamaindex_tokens"]) + ")"),
     ]
+    if "llamaindex_seconds" in figures:  # absent with --no-llamaindex
+        rows.append(("plain LlamaIndex", f"{figures['llamaindex_seconds']} s",
+                     f"ratio 2 = {figures['ratio_to_llamaindex']} ({figures['baseline_precision']}; "
+                     f"{figures['llamaindex_nodes']} nodes; "
+                     + share(figures["llamaindex_tokens_embedded"], figures["llamaindex_tokens"]) + ")"))
     if "llamaindex_fit_seconds" in figures:
         rows.append(("LlamaIndex, fitted splitter", f"{figures['llamaindex_fit_seconds']} s",
                      f"ratio = {figures['ratio_to_llamaindex_fit']} ({figures['baseline_precision']}; "

@@ -103,3 +103,23 @@ def test_half_precision_vectors_agree_with_float32_and_the_recipe_ignores_the_de
     cosines = np.sum(reference_vectors * half_vectors, axis=1) / np.linalg.norm(half_vectors, axis=1)
     assert cosines.min() >= 0.999, cosines
     assert index_recipe(Settings(device="cpu")) == index_recipe(Settings(device="cuda")) == index_recipe(Settings())
+
+
+def test_a_float16_checkpoint_embeds_on_the_cpu_in_float32(tmp_path):
+    """A model saved in float16 (as it comes off a GPU) loads on a CPU in float32: without the cast its first layer
+    norm stops with "mixed dtype (CPU)", and it was seen doing so on the GPU machine's processor."""
+    from safetensors.torch import load_file, save_file
+
+    from assistant.backends.embedder import Embedder
+
+    reference = get_embedder(Settings(device="cpu", embedding_precision="float32"))
+    halved = tmp_path / "half-model"
+    shutil.copytree(reference.path, halved)
+    weights = load_file(halved / "model.safetensors")
+    save_file({name: tensor.half().contiguous() for name, tensor in weights.items()}, halved / "model.safetensors",
+              metadata={"format": "pt"})
+
+    embedder = Embedder(halved, device=Device("cpu"))
+    assert next(embedder.model.parameters()).dtype == torch.float32
+    cosines = np.sum(embedder.embed(PASSAGES) * reference.embed(PASSAGES), axis=1)
+    assert cosines.min() >= 0.999, cosines

@@ -93,8 +93,12 @@ class Embedder:
         self.device = device or Device("cpu")
         self.model = SentenceTransformer(str(path), device=self.device.name)
         # On a GPU the weights themselves are halved: float16 products are what its tensor cores are built for.
+        # On a CPU they are float32 whatever the checkpoint holds: a float16 checkpoint (as saved from a GPU) would
+        # otherwise stop at its first layer norm ("mixed dtype (CPU)"); bfloat16 is chosen per batch below.
         if self.device.half:
             self.model.half()
+        else:
+            self.model.float()
         self.path = path
         self.name = path.name
         self.precision = self.device.half or resolve_precision(precision)
