@@ -111,7 +111,8 @@ def owner_lookup(data_dir: Path, sets: list[str], repeat: int) -> None:
                 times[way].append((time.perf_counter() - t0) * 1000)
             differ += picked[0] != picked[1]
     old, new = times[per_name], times[batched]
-    print(f"{len(questions)} questions x {repeat}, products {[e.product for e in evidence]}; picks that differ: {differ}")
+    print(f"{len(questions)} questions x {repeat}, products {[e.product for e in evidence]}; "
+          f"picks that differ: {differ}")
     print(f"per name and product: p50 {statistics.median(old):.2f} ms, p95 {pct(old, 0.95):.2f}, mean "
           f"{statistics.mean(old):.2f}")
     print(f"batched:              p50 {statistics.median(new):.2f} ms, p95 {pct(new, 0.95):.2f}, mean "

@@ -181,4 +181,6 @@ class QdrantServer:
 
 
 def _in_files(paths: tuple[str, ...]) -> models.Filter | None:
-    return models.Filter(must=[models.FieldCondition(key="path", match=models.MatchAny(any=list(paths)))]) if paths else None
+    if not paths:
+        return None
+    return models.Filter(must=[models.FieldCondition(key="path", match=models.MatchAny(any=list(paths)))])
