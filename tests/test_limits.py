@@ -17,6 +17,7 @@ def test_limit_questions_in_words():
               "What is the upper limit of Amazon RDS DB instances?", "How long does GuardDuty keep findings?"):
         assert asks_limit(q), q
     for q in ("What are the three states of Application Load Balancers?", "Can I run my AWS Lambda in a VPC?",
+              "How do I set up TLS?", "Is my cluster up to date?",
               "how often does CloudTrail write digest files?", "What is the most common cause of slow scrapes?"):
         assert not asks_limit(q), q
 

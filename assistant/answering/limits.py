@@ -21,7 +21,7 @@ __all__ = ["asks_limit", "limit_pages"]
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|upper\s+limit|lower\s+limit|limits?|quotas?|at\s+most|at\s+least"
     r"|how\s+(?:many|much|long|big|large)|largest|longest|biggest|smallest|shortest"
-    r"|up\s+to|cap(?:ped)?|ceiling)\b", re.IGNORECASE)
+    r"|cap(?:ped)?|ceiling)\b", re.IGNORECASE)
 # A file that lists limits: "limit(s)" or "quota(s)" as a whole word of its name ("using-spot-limits",
 # "CHAP_Limits", "transit-gateway-quotas"); not "unlimited-mode", "KnownIssuesAndLimitations".
 _PAGE = re.compile(r"(?:^|[-_.\s])(?:limits?|quotas?)(?:$|[-_.\s])", re.IGNORECASE)
