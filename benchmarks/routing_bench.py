@@ -9,6 +9,12 @@ folders; copies cost no embedding (the vector cache is by content) and search as
     python benchmarks/routing_bench.py [--data-dir DIR] [--repeat 2] [--per-product 20]
 
 The target in issue 14: at most 1.5x the single-product path with 10 products.
+
+    python benchmarks/routing_bench.py --owner-lookup DATA_DIR SET.jsonl...
+
+times only the owning-product lookup (`product_evidence.owned`) on an indexed library (the AWS one whole) over the
+sets' questions: the batched lookup against the old one (`occurrences` per name and product, judged by
+`sole_owner`), each question both ways back to back in alternating order; it also checks that both pick the same.
 """
 
 from __future__ import annotations
@@ -72,12 +78,59 @@ def measure(settings, rows: list[dict], repeat: int) -> tuple[list[float], list[
     return times[True], times[False]
 
 
+def owner_lookup(data_dir: Path, sets: list[str], repeat: int) -> None:
+    from assistant.answering.knowledge import everyday_words, identifiers, plain_words
+    from assistant.answering.product_evidence import Evidence, owned, sole_owner
+    from assistant.components import get_embedder
+    from assistant.library.timeline import Timeline
+    from assistant.settings import Settings
+
+    timeline = Timeline(data_dir / "index" / "timeline.sqlite")
+    common = everyday_words(getattr(get_embedder(Settings(data_dir=data_dir)), "tokenizer", None))
+    evidence = [Evidence(p, "", 0.5, 0.0, 0) for p in timeline.products()]
+    questions = [json.loads(line) for name in sets for line in Path(name).read_text().splitlines() if line.strip()]
+    questions = [q.get("question") or q.get("query") for q in questions]
+
+    def per_name(question: str) -> list:
+        terms = identifiers(question)
+        terms += plain_words(question, {p.lower() for t in terms for p in t.split()}, common)
+        owner = sole_owner(terms, lambda t: {e.product for e in evidence if timeline.occurrences(e.product, t)})
+        return [e for e in evidence if e.product == owner] if owner else evidence
+
+    def batched(question: str) -> list:
+        return owned(evidence, question, timeline, common)
+
+    times: dict = {per_name: [], batched: []}
+    differ = 0
+    for i in range(repeat):
+        for j, q in enumerate(questions):
+            picked = []
+            for way in ((per_name, batched) if (i + j) % 2 == 0 else (batched, per_name)):
+                t0 = time.perf_counter()
+                picked.append(sorted(e.product for e in way(q)))
+                times[way].append((time.perf_counter() - t0) * 1000)
+            differ += picked[0] != picked[1]
+    old, new = times[per_name], times[batched]
+    print(f"{len(questions)} questions x {repeat}, products {[e.product for e in evidence]}; "
+          f"picks that differ: {differ}")
+    print(f"per name and product: p50 {statistics.median(old):.2f} ms, p95 {pct(old, 0.95):.2f}, mean "
+          f"{statistics.mean(old):.2f}")
+    print(f"batched:              p50 {statistics.median(new):.2f} ms, p95 {pct(new, 0.95):.2f}, mean "
+          f"{statistics.mean(new):.2f}")
+    print(f"ratio old / new: p50 {statistics.median(old) / statistics.median(new):.1f}x, mean "
+          f"{statistics.mean(old) / statistics.mean(new):.1f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--owner-lookup", metavar="DATA_DIR", help="time only the owning-product lookup (see above)")
+    ap.add_argument("sets", nargs="*", help="question sets for --owner-lookup")
     ap.add_argument("--data-dir", help="a folder to keep the ten-product library in between runs")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--per-product", type=int, default=20, help="questions per product (of tests/data)")
     args = ap.parse_args()
+    if args.owner_lookup:
+        return owner_lookup(Path(args.owner_lookup), args.sets, args.repeat)
     base = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="routing-bench-"))
     rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     rows = [r for name, _, _ in SOURCES for r in [x for x in rows if x["p"] == name][: args.per_product]]

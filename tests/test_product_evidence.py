@@ -224,3 +224,21 @@ def test_a_name_only_one_product_documents_routes_the_question_there(pipeline):
     indexes = [pipeline.index(p, pipeline.library.releases(p)[-1]) for p in FOLDER.values()]
     evidence = gather(question, indexes, pipeline.embed_model, get_preset("default").retrieval)
     assert choose(evidence, get_preset("default").relevance_threshold)[0].product != FOLDER["prometheus"]
+
+
+def test_the_owning_product_is_found_in_one_batched_lookup_that_agrees_with_each_names_occurrences(pipeline):
+    # Routing asks which products hold any of a question's names (issue 15: one lookup per name and product cost
+    # 14 ms on the AWS library). The batched lookup must find what `occurrences` finds, name by name: the
+    # identifier index (`--auto-gomemlimit.ratio`), the whole-token scan of the text (prose words), nothing for a
+    # word no document has, and a word inside a longer token is no hit.
+    timeline, products = pipeline.timeline, list(FOLDER.values())
+    terms = ["--auto-gomemlimit.ratio", "OTLP", "defragment", "listener", "endpoint", "keyspace", "tandoori",
+             "gomem", "scrape_interval"]
+    for term in terms:
+        assert timeline.holding(products, [term]) == {p for p in products if timeline.occurrences(p, term)}, term
+    assert timeline.holding(products, ["--auto-gomemlimit.ratio", "OTLP", "tandoori"]) == {FOLDER["prometheus"]}
+    assert timeline.holding(products, ["tandoori", "gomem"]) == set()
+    every = set().union(*(timeline.holding(products, [t]) for t in terms))
+    assert timeline.holding(products, terms) == every and len(every) == 3
+    # Stopping at a second product: enough to know that no product holds them alone.
+    assert len(timeline.holding(products, terms, stop_at=2)) == 2

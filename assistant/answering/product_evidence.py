@@ -63,6 +63,7 @@ def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbeddin
     # A product's evidence is its best few hits: PER_PRODUCT of each kind keeps the cost per product small (every
     # candidate's vector is read back for its cosine), which is what holds ten products near the one-product path.
     wide = replace(params, threshold=None, use_mmr=False, margin=None, dense_k=PER_PRODUCT, bm25_k=PER_PRODUCT,
+                   limit_k=0,
                    candidates=max(TOP, PER_PRODUCT * len(indexes)))
     found = HybridRetriever(indexes, embed_model, wide).search([question])
     best: dict[str, float] = {}
@@ -116,5 +117,8 @@ def owned(evidence: list[Evidence], question: str, timeline, common_words) -> li
     product is still searched and shown; the floor still applies to the owner."""
     terms = identifiers(question)
     terms += plain_words(question, {p.lower() for t in terms for p in t.split()}, common_words)
-    owner = sole_owner(terms, lambda term: {e.product for e in evidence if timeline.occurrences(e.product, term)})
+    # Only whether one product alone holds them matters: the lookup stops at a second product (`sole_owner` over
+    # each name's owners gives the same answer, at one timeline lookup per name and product).
+    holders = timeline.holding([e.product for e in evidence], terms, stop_at=2)
+    owner = next(iter(holders)) if len(holders) == 1 else None
     return [e for e in evidence if e.product == owner] if owner else evidence

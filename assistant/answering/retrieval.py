@@ -20,6 +20,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from assistant.answering.limits import asks_limit, limit_pages
 from assistant.answering.fusion import margin_filter, mmr, spread_files, weighted_average
 from assistant.library.fields import query_identifiers
 from assistant.library.manifest import Manifest
@@ -48,6 +49,8 @@ class RetrievalParams:
     fields: tuple[tuple[str, float], ...] = ()
     ident_k: int = 3  # how many of the identifier field's hits are fused (its best: where the identifier is defined)
     distinct_files: int = 0  # the first n contexts come from n different files where the candidates allow
+    limit_k: int = 0  # a limit question also searches the release's limits pages (limits.py): their n best, fused
+    limit_votes: int = 2  # ... dense and BM25, each list fused this many times (README: "AWS ranking")
 
 
 @dataclass
@@ -60,6 +63,7 @@ class ReleaseIndex:
     manifest: Manifest
     model_tag: str | None = None  # the current embedding model (ingest.embedding_model_tag); None: recipes unchecked
     _dense_ok: tuple[str, bool] | None = field(default=None, repr=False)
+    _limit_pages: tuple[str, list[str]] | None = field(default=None, repr=False)
 
     @property
     def dense_ok(self) -> bool:
@@ -79,6 +83,14 @@ class ReleaseIndex:
                             self.product, self.release, other, size, self.store.dim)
             self._dense_ok = (gen, ok)
         return self._dense_ok[1]
+
+    @property
+    def limit_pages(self) -> list[str]:
+        """The release's pages of limits or quotas (limits.py), listed once per manifest generation."""
+        gen = str(self.manifest.generation(self.product, self.release))
+        if self._limit_pages is None or self._limit_pages[0] != gen:
+            self._limit_pages = (gen, limit_pages(self.manifest.files(self.product, self.release)))
+        return self._limit_pages[1]
 
     @property
     def lexicon(self) -> "Lexicon":
@@ -133,13 +145,16 @@ class HybridRetriever(BaseRetriever):
         skipped: list[str] = []
         first = queries[0] if queries else (dense_queries[0] if dense_queries else "")
         idents = list(dict.fromkeys(t for q in queries[:1] + dense_queries[:1] for t in query_identifiers(q)))
+        limit = p.limit_k > 0 and asks_limit(first)
         for index in self.indexes:
             dense_ok = p.use_dense and index.dense_ok
             if p.use_dense and not dense_ok:
                 skipped.append(index.release)
             spec = SearchSpec(vectors if dense_ok else [], lexical, p.dense_k, p.bm25_k, fuse=p.fusion == "rrf",
                               rrf_k=p.rrf_k, dense_weight=p.dense_weight, fields=dict(p.fields), field_query=first,
-                              identifiers=idents, ident_k=p.ident_k)
+                              identifiers=idents, ident_k=p.ident_k,
+                              pages=index.limit_pages if limit else [], pages_k=p.limit_k,
+                              pages_votes=p.limit_votes)
             ranked, dense_lists, lexical_lists = index.store.hybrid(spec)
             for hit in ranked:
                 nodes.setdefault(hit.chunk_id, hit.node)

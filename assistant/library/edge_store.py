@@ -149,6 +149,10 @@ class EdgeVectorStore(BasePydanticVectorStore):
                                       ids=[h.chunk_id for h in hits])
 
 
+def _in_files(paths: tuple[str, ...]) -> qe.Filter | None:
+    return qe.Filter(must=[qe.FieldCondition(key="path", match=qe.MatchAny(list(paths)))]) if paths else None
+
+
 def _filter(filters) -> qe.Filter | None:
     if filters is None or not filters.filters:
         return None
@@ -319,7 +323,7 @@ class EdgeShards:
         lexical = [_query(p) for p in probes[len(spec.dense) : len(spec.dense) + len(spec.lexical)]]
         requests = []
         if spec.fuse:
-            prefetches = [qe.Prefetch(limit=p.limit, query=_query(p)) for p in probes]
+            prefetches = [qe.Prefetch(limit=p.limit, query=_query(p), filter=_in_files(p.paths)) for p in probes]
             # The engine ranks from 0 (1 / (k + rank0)); k + 1 gives the usual 1 / (k + rank) of Cormack et al.
             requests.append(qe.QueryRequest(limit=spec.dense_k * len(dense) + spec.lexical_k * len(lexical),
                                             prefetches=prefetches, query=qe.Fusion.Rrf(k=spec.rrf_k + 1,

@@ -159,7 +159,8 @@ class QdrantServer:
             if not (dense or lexical):
                 return [], [], []
             fused = models.QueryRequest(
-                prefetch=[models.Prefetch(query=_query(p), using=p.using, limit=p.limit) for p in probes],
+                prefetch=[models.Prefetch(query=_query(p), using=p.using, limit=p.limit, filter=_in_files(p.paths))
+                          for p in probes],
                 query=models.RrfQuery(rrf=models.Rrf(k=spec.rrf_k + 1, weights=[p.weight for p in probes])),
                 limit=sum(k for _, _, k in dense + lexical), with_payload=True)  # as edge_store
             requests = [fused] + [models.QueryRequest(query=q, using=u, limit=k, with_payload=False) for q, u, k in lexical]
@@ -177,3 +178,9 @@ class QdrantServer:
 
     def close(self) -> None:
         self.client.close()
+
+
+def _in_files(paths: tuple[str, ...]) -> models.Filter | None:
+    if not paths:
+        return None
+    return models.Filter(must=[models.FieldCondition(key="path", match=models.MatchAny(any=list(paths)))])

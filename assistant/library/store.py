@@ -62,6 +62,7 @@ class Probe:
     sparse: tuple[list[int], list[float]] | None
     limit: int
     weight: float
+    paths: tuple[str, ...] = ()  # searched in these files only (the payload's `path`); () is every file
 
 
 @dataclass
@@ -72,7 +73,8 @@ class SearchSpec:
     `(1 - dense_weight) * 2`); otherwise every list comes back whole for a fusion of the caller's (weighted).
     `fields` (fused searches only): the extra fields searched with `field_query` (sparse: BM25 on title, heading
     path, file name; `heading-dense` with the first dense vector; `ident-sparse` with `identifiers`, when the
-    question names any), each with its RRF weight."""
+    question names any), each with its RRF weight. `pages` (fused searches only): the body searched again, dense
+    with the first vector and BM25 with `field_query`, within these files alone (a guide's limits pages)."""
 
     dense: list[np.ndarray]
     lexical: list[str]
@@ -85,6 +87,9 @@ class SearchSpec:
     field_query: str = ""
     identifiers: list[str] = field(default_factory=list)
     ident_k: int = 3  # the identifier field's few best: the entries that define it, not every chunk naming it
+    pages: list[str] = field(default_factory=list)  # files searched on their own too (answering/limits.py)
+    pages_k: int = 3
+    pages_votes: int = 2  # how many times each of those two lists is fused
 
     def weights(self) -> list[float]:
         return [self.dense_weight * 2] * len(self.dense) + [(1 - self.dense_weight) * 2] * len(self.lexical)
@@ -112,6 +117,12 @@ class SearchSpec:
                 sparse = query_sparse(self.field_query)
                 if sparse[0]:
                     out += [Probe(name, None, sparse, self.lexical_k, 1.0)] * votes
+        if self.pages:
+            pages = tuple(self.pages)
+            dense = [Probe(DENSE, [float(x) for x in v], None, self.pages_k, 1.0, pages) for v in self.dense[:1]]
+            out += dense * self.pages_votes
+            sparse = query_sparse(self.field_query)
+            out += [Probe(SPARSE, None, sparse, self.pages_k, 1.0, pages)] * self.pages_votes if sparse[0] else []
         return out
 
 
