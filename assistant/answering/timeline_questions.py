@@ -15,7 +15,8 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
-from assistant.answering.timeline_words import STOP, find_term, stated_release
+from assistant.answering.timeline_cues import cue_kind, listing
+from assistant.answering.timeline_words import STOP, find_term, heading_match, stated_release
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
 from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
@@ -51,30 +52,6 @@ _IN_RELEASE = re.compile(r"^\s*(?:is|are|does|do|can|has|was)\b.*\b(?:there|have
                          r"include\w*|part\s+of|available|document\w*|know|offer\w*|provide\w*|accept\w*|ship\w*|"
                          r"a\s+thing|around|present|valid)\b",
                          re.IGNORECASE)
-# "Which flags were added in 3.6?", "what went away in prom 3.5?": a list of changes, no one term asked about
-# (never "which release was X added": the thing listed is no release or version).
-_LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?)(?:(?:were|was|got|"
-                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new)|"
-                      r"(?:went|have\s+gone|has\s+gone)\s+(?P<away>away))\b", re.IGNORECASE)
-_ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
-                        re.IGNORECASE)
-
-
-def _listing(question: str) -> re.Match | None:
-    """A listing question ("which flags were removed in 3.6?", "what went away?"), never one asking for ONE named
-    thing: "which flag is deprecated in favour of --x?" names a singular noun, or the thing it replaces, and is an
-    ordinary question for search."""
-    m = _LISTING.search(question)
-    if m is None or _ONE_THING.search(question):
-        return None
-    nouns = [w for w in m.group("what").split() if w.lower() not in ("the", "a", "an", "of", "new")]
-    singular = nouns and not nouns[-1].lower().endswith("s") and re.match(r"(?:is|was|has)\b", question[m.end("what"):],
-                                                                         re.IGNORECASE)
-    return None if singular else m
-
-
-
-
 @dataclass(frozen=True)
 class TimelineQuestion:
     kind: Kind
@@ -85,6 +62,7 @@ class TimelineQuestion:
     topic: list[str] = field(default_factory=list)  # other words, to narrow a change question
     product_source: str = "named"  # as routing says (named, alias, pinned...), or "inferred" from the term's docs
     listing: tuple[str, str] | None = None  # "which flags were removed": ("flags", "removed"), what to list
+    place: str | None = None  # a heading said in words: its section's last two heading levels, where to read it
 
 
 @dataclass(frozen=True)
@@ -161,7 +139,7 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
         if named == 2:
             return "changed_between"
         return "changed_in" if named == 1 else None
-    if named and _listing(question):
+    if named and listing(question):
         return "changed_between" if named == 2 else "changed_in"
     if not has_term:
         return None
@@ -175,7 +153,7 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
         return "introduced"
     if named == 1 and _IN_RELEASE.search(question):
         return "in_release"
-    return None
+    return cue_kind(question, named)  # "is X still listed in Y?", "X: same default in A and B?", "X - deprecated?"
 
 
 def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -213,18 +191,24 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
             and len(timeline.occurrences(product, term)) > 40:
         term = None  # a common word is a topic, not a term
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
-            and _listing(question):
+            and listing(question):
         term = None  # "which flags were added in 3.6?": the words say what to list, they name no term
+    place = None
+    if kind in ("introduced", "removed", "deprecated", "in_release", "which_releases") and term is not None \
+            and not identifiers(term):  # plain words: a heading path the question says more of than the term
+        found = heading_match(question, timeline, [product])
+        if found and found[0] != term and len(found[1].split()) > len(term.split()):
+            term, place = found[0], found[1]
     topic = [w for w in re.findall(r"[a-z][\w\-]+", question.lower()) if w not in STOP and w not in product_words
              and len(w) >= 4]
     source = routing.product_source if first_product else "inferred"
-    listed = _listing(question) if kind in ("changed_in", "changed_between") and term is None else None
-    listing = (" ".join(w for w in listed.group("what").split() if w.lower() not in product_words),
-               (listed.group("verb") or "removed").lower()) if listed else None
-    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listing)
+    listed = listing(question) if kind in ("changed_in", "changed_between") and term is None else None
+    listed = (" ".join(w for w in listed[0].split() if w.lower() not in product_words), listed[1]) if listed else None
+    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listed, place)
 
 
-_KIND_NOUNS = {"command", "commands", "subcommand", "key", "keys", "api", "guide", "variable", "parameter"}
+_KIND_NOUNS = {"command", "commands", "subcommand", "key", "keys", "api", "guide", "variable", "parameter", "section",
+               "heading", "chapter"}
 
 
 def _fate_of(question: str, term: str | None) -> bool:
@@ -275,6 +259,8 @@ class _Reader:
     def __init__(self, timeline: Timeline, q: TimelineQuestion) -> None:
         self.timeline, self.q = timeline, q
         self.occ = timeline.occurrences(q.product, q.term) if q.term else []
+        if q.place:  # a heading said in words is read in its own section only
+            self.occ = [o for o in self.occ if o.heading.lower().endswith(q.place.lower())]
         self._texts: dict[tuple[str, str, int], str] = {}
 
     def text(self, o: Occurrence) -> str:
@@ -334,7 +320,7 @@ class _Reader:
 # -- answering ----------------------------------------------------------------------------------------------------
 def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAnswer:
     r = _Reader(timeline, q)
-    name = f"`{q.term}`"
+    name = f"`{q.term}`" + (f" (the section {q.place})" if q.place else "")
     ans = TimelineAnswer(q.kind, q.product, q.term, "", [])
     held = q.all_releases
     if not r.occ:

@@ -1,0 +1,72 @@
+"""Cues of time and change (issue 16) read from what a question says, not from its verbs alone.
+
+A question that names a term the release timeline holds asks about time or change when it carries a cue in any form:
+"is X still listed in 2.53?" (in a release), "X: same default in A and B?" (did it change), "X - deprecated?" (its
+deprecation), "which feature gates came with 3.6?" or "what new scrape options did 2.53 bring?" (a listing of what
+was added). `cue_kind` is read only after the stricter phrasings of timeline_questions._kind found none, and only
+for a term the timeline holds, so "how do I set X?" or "what does X do?" stay ordinary questions.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["listing", "cue_kind"]
+
+_ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
+                        re.IGNORECASE)
+# "Which flags were added in 3.6?", "what went away in prom 3.5?": a list of changes, no one term asked about
+# (never "which release was X added": the thing listed is no release or version).
+_LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?)(?:(?:were|was|got|"
+                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new)|"
+                      r"(?:went|have\s+gone|has\s+gone)\s+(?P<away>away)|(?P<came>c[oa]me\s+(?:with|in)|arrived\s+in|"
+                      r"appeared\s+in|showed\s+up\s+in))\b", re.IGNORECASE)
+# "What new scrape config options did 2.53 bring?", "which new flags does 3.6 have?": a plural noun after "new".
+_NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?"
+                         r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
+
+
+def listing(question: str) -> tuple[str, str] | None:
+    """(what is listed, the change asked: added, removed, deprecated...) for a listing question ("which flags were
+    removed in 3.6?", "which feature gates came with 3.6?", "what new options did 2.53 bring?"); never one asking
+    for ONE named thing: "which flag is deprecated in favour of --x?" names a singular noun, or the thing it
+    replaces, and is an ordinary question for search."""
+    if _ONE_THING.search(question):
+        return None
+    m = _LISTING.search(question)
+    if m is not None:
+        nouns = [w for w in m.group("what").split() if w.lower() not in ("the", "a", "an", "of", "new")]
+        if nouns and not nouns[-1].lower().endswith("s") and re.match(r"(?:is|was|has)\b", question[m.end("what"):],
+                                                                       re.IGNORECASE):
+            return None
+        verb = "added" if m.group("came") else (m.group("verb") or "removed").lower()
+        return m.group("what"), verb
+    m = _NEW_THINGS.search(question)
+    return (m.group("what"), "added") if m else None
+
+
+_SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
+# Still there, asked of the term itself: "is X still listed / documented / around / a flag in Y?", "is X there
+# anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
+_STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
+                    r"valid|accepted|included|in\b|a\s+(?:thing|flag|option|setting|feature)|an\s+option|part\s+of|"
+                    r"exists?)|exist\w*)\b|\b(?:there|around|available|supported|documented|listed)\s+any\s*more\b",
+                    re.IGNORECASE)
+_YESNO = re.compile(r"^\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
+_ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - deprecated?"
+_HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
+
+
+def cue_kind(question: str, named: int) -> str | None:
+    """The timeline kind a question about a held term asks by a cue the stricter phrasings miss, else None:
+    "same/unchanged ... A and B?" did it change; "X - deprecated?" its deprecation; "still/anymore" with one release
+    named, whether that release has it (with none named, whether it went)."""
+    if _HOW_TO.search(question) or _ONE_THING.search(question):
+        return None
+    if named == 2 and _SAME.search(question):
+        return "did_change"
+    if named <= 1 and _ASKED_DEPRECATED.search(question):
+        return "deprecated"
+    if _STILL.search(question) and (_YESNO.search(question) or question.rstrip().endswith("?")):
+        return "in_release" if named == 1 else "removed" if named == 0 else None
+    return None
