@@ -57,16 +57,65 @@ _ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - dep
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
 
+# What a question asks about the term, in any words: its removal, its coming, its deprecation, its presence.
+# Verbs only: "deletion protection" or "member removal" name features, no change.
+_GONE = re.compile(r"\b(?:gone|dropped|removed|deleted|went\s+away|go\s+away|disappear\w*|retired|"
+                   r"decommission\w*|no\s+longer|stopp?(?:ed|s)?\s+(?:documenting|supporting|shipping|listing|being)|"
+                   r"renam\w*)\b", re.IGNORECASE)
+_CAME = re.compile(r"\b(?:added|introduc\w*|appear\w*|new|first|show(?:s|ed)?\s+up|c[oa]me\s+(?:in|out|with)|arriv\w*|"
+                   r"land(?:ed|s)?|ship(?:ped)?)\b", re.IGNORECASE)
+_PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it)\b",
+                      re.IGNORECASE)
+# Asking for a time in any words: "when?", "since?", "how long has X been around", "which version", "in which".
+_TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had)\b|^\s*when\s+(?:is|are|does|do)\b|\bwhen\s*\?|"
+                   r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b|"
+                   r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:release|version)s?\b|\bin\s+which\b", re.IGNORECASE)
+_SINCE = re.compile(r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b",
+                    re.IGNORECASE)
+_COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b|\bvs\.?\b|\bversus\b", re.IGNORECASE)
+_NEWS = re.compile(r"\b(?:anything|something|what'?s|what\s+is)\s+new\b", re.IGNORECASE)
+_ASKS = re.compile(r"\b(?:what|which|how|where|why|who)\b", re.IGNORECASE)
+_WHEN_USE = re.compile(r"\bwhen\s+(?:should|do|does|can|would|will|to|is\s+it|are)\b|\bwhen\s+(?:i|you|we|it)\b",
+                       re.IGNORECASE)
+
+
 def cue_kind(question: str, named: int) -> str | None:
-    """The timeline kind a question about a held term asks by a cue the stricter phrasings miss, else None:
-    "same/unchanged ... A and B?" did it change; "X - deprecated?" its deprecation; "still/anymore" with one release
-    named, whether that release has it (with none named, whether it went)."""
+    """The timeline kind a question about a held term asks by a cue the stricter phrasings miss, else None.
+
+    Two releases named: "same/unchanged ... A and B?" did it change; "X in A compared to B" (asking nothing else)
+    what changed. One: "X gone in Y?" its removal, "was X added in Y?" its coming, "is X still listed / did X exist
+    back in Y?" whether Y has it. A time asked in any words ("X added when?", "how long has X been around", "which
+    version stopped documenting X") with what it asks of the term; "X - deprecated?" its deprecation. "When should I
+    use X?" asks no time."""
     if _HOW_TO.search(question) or _ONE_THING.search(question):
         return None
-    if named == 2 and _SAME.search(question):
-        return "did_change"
+    yes_no = bool(_YESNO.search(question)) or not _ASKS.search(question) and question.rstrip().endswith("?")
+    if named == 2:
+        if _SAME.search(question):
+            return "did_change"
+        if _COMPARED.search(question) and not _ASKS.search(question):  # "X default, 2.45 vs 3.5": its value
+            return "did_change" if re.search(r"\bdefaults?\b", question, re.IGNORECASE) else "changed_between"
+        return None
     if named <= 1 and _ASKED_DEPRECATED.search(question):
         return "deprecated"
-    if _STILL.search(question) and (_YESNO.search(question) or question.rstrip().endswith("?")):
-        return "in_release" if named == 1 else "removed" if named == 0 else None
+    timed = bool(_TIME.search(question)) and not _WHEN_USE.search(question)
+    if named == 1 and _NEWS.search(question):  # "anything new for remote write in 3.5?": its changes
+        return "changed_in"
+    if named == 1 and (yes_no or timed):
+        if _GONE.search(question):
+            return "removed"
+        if _CAME.search(question):
+            return "introduced"
+        if _STILL.search(question) or _PRESENT.search(question):
+            return "in_release"
+        return None
+    if named == 0 and (timed or yes_no):
+        if _GONE.search(question):
+            return "removed"
+        if re.search(r"\bdeprecat", question, re.IGNORECASE):
+            return "deprecated"
+        if _CAME.search(question) and timed or _SINCE.search(question):
+            return "introduced"
+        if _STILL.search(question):
+            return "removed"
     return None

@@ -31,7 +31,7 @@ Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_relea
 
 # "Different" before a noun is an adjective ("set different log levels per package"), not a change asked about.
 _CHANGE = re.compile(r"\bchang\w*|\bdiffer(?:s|ed|ing|ences?)?\b|\bdifferent(?!\s+(?!(?:from|in|between|than|across|"
-                     r"after|before|now|to)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?=.*\b(?:release|version|v?\d))|"
+                     r"after|before|now|to|about)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?=.*\b(?:release|version|v?\d))|"
                      r"\b(?:reorgani[sz]|restructur|rework|rearrang|evolv)\w*", re.IGNORECASE)
 # "What happened to X?": its fate, asked with no release named, is when it went (or that it is still there).
 _FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b|\bwhere\s+did\b.*\bgo\b", re.IGNORECASE)

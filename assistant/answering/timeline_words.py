@@ -121,7 +121,9 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
             if (occ := timeline.occurrences(p, t))]
     if held and min(held)[0] == 0:
         _, _, _, t, p = min(held)
-        return t, p
+        # A flag's name written without its dashes ("query.max-concurrency") is the flag, not a JSON key echoing it.
+        flag = "--" + t if t[:1].isalpha() and "." in t else ""
+        return (flag, p) if flag and timeline.occurrences(p, flag, scan=False) else (t, p)
     if held:  # a CamelCase word ("PromQL") is often a product word: a rarer word written as code goes first
         code = code_word([w for w in words if w not in {t.lower() for t in ids}], timeline, products)
         _, n, _, t, p = min(held)
