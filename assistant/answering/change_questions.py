@@ -89,8 +89,11 @@ def _family(timeline: Timeline, product: str, term: str | None) -> list[str]:
         return [term] if term else []
     words = [stem(w) for w in words_of(term)]
     longest = max(words, key=len)
-    return [term] + [t for t in timeline.terms_containing(product, longest)
-                     if set(words) <= {stem(w) for w in words_of(t)}][:40]
+    named = timeline.terms_containing(product, longest)
+    # The names holding its longest word, those holding all its words first ("the v2 proxy flags": no flag says
+    # "v2", every `--proxy-*` flag is one).
+    whole = [t for t in named if set(words) <= {stem(w) for w in words_of(t)}]
+    return [term] + (whole + [t for t in named if t not in whole])[:40]
 
 
 def _relevant(changes: list[SectionChange], term: str | None, topic: list[str],
@@ -205,7 +208,8 @@ def _names_in(text: str) -> list[str]:
     held = set(identifiers(text))
     spans += [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b", text)
               if m.group(0).lower() in held]
-    return list(dict.fromkeys(t for _, t in sorted(spans) if not t.startswith("http")))[:MAX_TERMS]
+    return list(dict.fromkeys(t for _, t in sorted(spans) if not t.startswith(("http", "_"))
+                              and not t.endswith(("_", "."))))[:MAX_TERMS]  # emphasis (`_this_`) is no name
 
 
 def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, listed: list,
@@ -243,8 +247,7 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
         said = next((t for t in names if term_lines(c.new.text, t)), q.term)
         quote = " ".join(excerpt(c.new.text, said, around=1, limit=300).split())
         # A term said in words ("the v2 proxy flags") stands for the names the notes give holding its words.
-        kin = [t for t in identifiers(c.new.text) if t != q.term and not is_identifier(q.term)
-               and {stem(w) for w in words_of(q.term)} <= {stem(w) for w in words_of(t)}]
+        kin = [t for t in identifiers(c.new.text) if t != q.term and not is_identifier(q.term) and t in names]
         lines.append(f"The {new} notes state: \"{quote}\" {cite_section(ans, c.new, said)}"
                      + (f" (names: {', '.join(kin[:MAX_TERMS])})" if len(kin) > 1 else ""))
     listed = sorted(changes, key=lambda c: (not is_release_notes(c.path, c.heading) if q.term is None else 0,

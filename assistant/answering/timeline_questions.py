@@ -121,7 +121,7 @@ class TimelineAnswer:
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
 
-def _kind(question: str, has_term: bool, named: int) -> Kind | None:
+def _kind(question: str, has_term: bool, named: int, named_term: bool = True) -> Kind | None:
     if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
         return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
     if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
@@ -153,7 +153,9 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
         return "introduced"
     if named == 1 and _IN_RELEASE.search(question):
         return "in_release"
-    return cue_kind(question, named)  # "is X still listed in Y?", "X: same default in A and B?", "X - deprecated?"
+    # Cues in any words ("is X still listed in Y?", "X: same default in A and B?", "X - deprecated?") only of a
+    # name (a flag, key, heading of words): "etcd 3.6 vs 3.4 defrag behaviour" names no term, its rarest word none.
+    return cue_kind(question, named) if named_term else None
 
 
 def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -184,7 +186,8 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         routing = detect(question, catalogue, pinned_product=product)
     # Releases the question names: a release routing chose by default (the newest) is no release asked about.
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
-    kind = _kind(question, term is not None, len(named))
+    kind = _kind(question, term is not None, len(named),
+                 term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))))
     if kind is None or kind == "removed" and not named and not _fate_of(question, term):
         return None
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
@@ -244,7 +247,8 @@ def excerpt(text: str, term: str | None, *, around: int = 1, limit: int = 420) -
 
 _HISTORY = re.compile(r"\b(?:renamed|removed|no\s+longer|was\s+called|formerly|replaced|has\s+been\s+dropped)\b",
                       re.IGNORECASE)
-_GONE = re.compile(r"\b(?:removed|no\s+longer|dropped|deleted|went\s+away)\b", re.IGNORECASE)
+_GONE = re.compile(r"\b(?:removed|no\s+longer|dropped|deleted|went\s+away|renamed|was\s+called|formerly)\b",
+                   re.IGNORECASE)
 _STATED = {
     "introduced": re.compile(r"\b(?:added|introduced|new|available|since|starting|from|as\s+of|requires?)\b[^.\n]{0,40}?"
                              r"\bv?\d+\.\d+(?:\.\d+)?", re.IGNORECASE),
