@@ -254,6 +254,10 @@ def test_things_said_in_plain_words_find_their_name_or_heading(library):
     assert role.cited[0].path == "configuration/configuration.md" and "the Endpoints API is" in role.answer
     v2 = ask(library, "etcd", "--enable-v2 deprecated in which etcd release?")  # "to be decommissioned in v3.6"
     assert releases_named(v2.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
+    window = ask(library, "prometheus", "out of order ingestion window - since which prometheus version")
+    assert window.term == "out_of_order_time_window"  # most of its parts said, "time" not
+    timeout = ask(library, "prometheus", "did the scrape timeout default change in prometheus 3")
+    assert timeout.term == "scrape_timeout" and "10s in both" in timeout.answer  # not the label __scrape_timeout__
     proxy = ask(library, "etcd", "what happened to the v2 proxy flags between 3.5 and 3.6?")
     assert "--proxy-refresh-interval" in proxy.answer and "--proxy-dial-timeout" in proxy.answer
 

@@ -39,5 +39,15 @@ def test_listing_questions_in_other_words():
     assert listing("which feature gates came with etcd 3.6?") == ("feature gates ", "added")
     assert listing("what new scrape config options did 2.53 bring") == ("scrape config options", "added")
     assert listing("Which etcd flags were removed in 3.6?") == ("etcd flags ", "removed")
+    assert listing("which etcd flags got renamed in 3.6") == ("etcd flags ", "renamed")
     assert listing("which flag is deprecated in favour of --x?") is None
     assert listing("what new version is out?") is None
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("UTF-8 metric names: which version allows them", 0, "introduced"),  # a time asked: "allows" is its coming
+    ("is a rolling upgrade supported?", 1, None),  # no time asked: an ordinary question
+    ("should I enable the receiver with the feature flag?", 1, None),
+])
+def test_can_verbs_only_with_a_time_asked(question, named, kind):
+    assert cue_kind(question, named) == kind

@@ -157,7 +157,8 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineA
 
 
 _VERBS = {"added": "add|new|introduc", "new": "add|new|introduc", "introduced": "add|new|introduc",
-          "removed": "remov|drop|no longer", "dropped": "remov|drop|no longer", "deprecated": "deprecat"}
+          "removed": "remov|drop|no longer", "dropped": "remov|drop|no longer", "deprecated": "deprecat",
+          "renamed": "renam"}
 
 
 def _listed(q: TimelineQuestion, timeline: Timeline, release: str) -> list:
@@ -168,19 +169,20 @@ def _listed(q: TimelineQuestion, timeline: Timeline, release: str) -> list:
         return []
     what, verb = q.listing
     nouns = [w.lower()[:5] for w in re.findall(r"[A-Za-z]{4,}", what)]
-    verbs = re.compile(_VERBS.get(verb, "remov"), re.IGNORECASE)
+    verbs = re.compile(rf"\b(?:{_VERBS.get(verb, 'remov')})", re.IGNORECASE)
     found = []
     for s in timeline.sections(q.product, release):
         leaf = s.heading.rsplit(" > ", 1)[-1].lower()
         if not is_release_notes(s.path, s.heading) or (nouns and not any(n in leaf for n in nouns)):
             continue
-        if verbs.search(leaf) or verbs.search(s.text[:300]) and identifiers(s.text):
+        opening = re.split(r"(?<=[.!?:])\s", s.text.strip(), maxsplit=1)[0][:300]  # its first sentence
+        if verbs.search(leaf) or verbs.search(opening) and identifiers(s.text):
             found.append(s)
     return sorted(found, key=lambda s: (notes_rank(s.path, release), s.path, s.ord))
 
 
 _KINDS = {"added": ("added", "renamed"), "new": ("added", "renamed"), "introduced": ("added", "renamed"),
-          "removed": ("removed", "renamed"), "dropped": ("removed", "renamed")}
+          "removed": ("removed", "renamed"), "dropped": ("removed", "renamed"), "renamed": ("renamed",)}
 
 
 def _listing_changes(q: TimelineQuestion, changes: list[SectionChange]) -> list[SectionChange]:

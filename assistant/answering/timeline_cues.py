@@ -18,9 +18,9 @@ _ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|re
 # "Which flags were added in 3.6?", "what went away in prom 3.5?": a list of changes, no one term asked about
 # (never "which release was X added": the thing listed is no release or version).
 _LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?)(?:(?:were|was|got|"
-                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new)|"
-                      r"(?:went|have\s+gone|has\s+gone)\s+(?P<away>away)|(?P<came>c[oa]me\s+(?:with|in)|arrived\s+in|"
-                      r"appeared\s+in|showed\s+up\s+in))\b", re.IGNORECASE)
+                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new|"
+                      r"renamed)|(?:went|have\s+gone|has\s+gone)\s+(?P<away>away)|"
+                      r"(?P<came>c[oa]me\s+(?:with|in)|arrived\s+in|appeared\s+in|showed\s+up\s+in))\b", re.IGNORECASE)
 # "What new scrape config options did 2.53 bring?", "which new flags does 3.6 have?": a plural noun after "new".
 _NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?"
                          r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
@@ -64,6 +64,8 @@ _GONE = re.compile(r"\b(?:gone|dropped|removed|deleted|went\s+away|go\s+away|dis
                    r"renam\w*)\b", re.IGNORECASE)
 _CAME = re.compile(r"\b(?:added|introduc\w*|appear\w*|new|first|show(?:s|ed)?\s+up|c[oa]me\s+(?:in|out|with)|arriv\w*|"
                    r"land(?:ed|s)?|ship(?:ped)?)\b", re.IGNORECASE)
+# Only with a time asked: "which version allows UTF-8 names?" (never "is a rolling upgrade supported?").
+_CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.IGNORECASE)
 _PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it)\b",
                       re.IGNORECASE)
 # Asking for a time in any words: "when?", "since?", "how long has X been around", "which version", "in which".
@@ -104,7 +106,7 @@ def cue_kind(question: str, named: int) -> str | None:
     if named == 1 and (yes_no or timed):
         if _GONE.search(question):
             return "removed"
-        if _CAME.search(question):
+        if _CAME.search(question) or timed and _CAN.search(question):
             return "introduced"
         if _STILL.search(question) or _PRESENT.search(question):
             return "in_release"
@@ -114,7 +116,7 @@ def cue_kind(question: str, named: int) -> str | None:
             return "removed"
         if re.search(r"\bdeprecat", question, re.IGNORECASE):
             return "deprecated"
-        if _CAME.search(question) and timed or _SINCE.search(question):
+        if (_CAME.search(question) or _CAN.search(question)) and timed or _SINCE.search(question):
             return "introduced"
         if _STILL.search(question):
             return "removed"

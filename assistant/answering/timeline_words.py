@@ -65,7 +65,8 @@ def named_by_words(question: str, content: list[str], timeline: Timeline, produc
             parts = _parts(t)
             if len(parts) < 2 or not set(parts) <= said or len(keys & set(parts)) < 2:
                 continue
-            rank = (-len(set(parts)), len(timeline.occurrences(p, t, scan=False)), len(t))
+            # An internal label (`__scrape_timeout__`) after the setting the words name (`scrape_timeout`).
+            rank = (-len(set(parts)), t.startswith("_"), len(timeline.occurrences(p, t, scan=False)), len(t))
             if best is None or rank < best[0]:
                 best = (rank, t, p)
     return (best[1], best[2]) if best else None
@@ -93,6 +94,26 @@ def named_by_phrase(question: str, content: list[str], timeline: Timeline, produ
     return (best[1], best[2]) if best else None
 
 
+def named_by_most(question: str, content: list[str], timeline: Timeline, products: list[str], product_words:
+                  set[str] = frozenset(), least: int = 3, share: float = 0.75) -> tuple[str, str] | None:
+    """(term, product): a name of three parts or more, most of which the question says (at least `least` and
+    `share` of them, two content words among them): "out of order ingestion window" is `out_of_order_time_window`
+    though it never says "time". The name sharing the most parts wins, then the larger share, then the rarest."""
+    said = {stem(w) for w in words_of(question)} - {stem(w) for w in product_words}
+    keys = {stem(w) for w in content}
+    best = None
+    for p in products:
+        for t in _candidates(timeline, p, [w for w in content if len(w) >= 4]):
+            parts = set(_parts(t))
+            shared = parts & said
+            if len(parts) < 3 or len(shared) < least or len(shared) < share * len(parts) or len(keys & parts) < 2:
+                continue
+            rank = (-len(shared), -len(shared) / len(parts), len(timeline.occurrences(p, t, scan=False)), len(t))
+            if best is None or rank < best[0]:
+                best = (rank, t, p)
+    return (best[1], best[2]) if best else None
+
+
 # Words that carry no term: question words, timeline words, generic doc nouns.
 STOP = set("""a an the of for in on to is are was were be been do does did have has had which what when who why how
 since release releases version versions first last introduced introduce added add appear appeared removed remove
@@ -102,7 +123,8 @@ metric metrics field fields function functions endpoint endpoints there this tha
 using did does go away gone come came show shows showed up new still any every same way become became its it
 relative compared versus against than about part available support supports supported exist exists existed
 include includes included where whether ever become been tool tools page pages compare went get got thing still
-happen happened""".split())
+happen happened arrive arrived arrival land landed ship shipped bring brought rename renamed drop dropped stop
+stopped start started allow allows allowed still anymore listed mentioned""".split())
 
 
 def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, products: list[str],
@@ -154,7 +176,7 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
         whole = named_by_words(rest, words, timeline, products, product_words)
         return whole if whole and code[0].lstrip("-") in _parts(whole[0]) and len(_parts(whole[0])) > 1 else code
     # Names said in plain words: "log scrape failures to a file", "the default retention time".
-    for named in (named_by_words, named_by_phrase):
+    for named in (named_by_words, named_by_phrase, named_by_most):
         found = named(rest, words, timeline, products, product_words)
         if found:
             return found
