@@ -194,6 +194,10 @@ def test_what_happened_to_x_with_no_release_is_its_removal(library):
     assert a.kind == "removed" and releases_named(a.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
     b = ask(library, "prometheus", "what happened to --enable-feature=no-default-scrape-port?")
     assert b.kind == "removed" and releases_named(b.answer, list(PROM_RELEASES))[0] == "v3.5.0"
+    gone = ask(library, "prometheus", "what happened to --storage.tsdb.retention in prometheus 3.5?")
+    assert gone.kind == "removed" and releases_named(gone.answer, list(PROM_RELEASES))[0] == "v3.5.0"
+    renamed = ask(library, "prometheus", "what happened to holt_winters in Prometheus 3.5")  # named there: its notes
+    assert renamed.kind == "changed_in" and "double_exponential_smoothing" in renamed.answer.splitlines()[1]
     ix = library["prometheus"]
     for q in ("what happened to my scrapes after the upgrade to Prometheus 3?",
               "Prometheus 2.45 migration guide: what happened to the -storage.local.* flags?"):  # search answers

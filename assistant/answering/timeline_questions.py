@@ -188,6 +188,11 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
     kind = _kind(question, term is not None, len(named),
                  term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))))
+    if kind is None and len(named) == 1 and term is not None and is_identifier(term) and _FATE.search(question) \
+            and _fate_of(question, term, product_words) and not _DOC.search(question):
+        # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
+        # notes and the diff of 3.6 say of it.
+        kind = "changed_in" if named[0] in {o.release for o in timeline.occurrences(product, term)} else "removed"
     if kind is None or kind == "removed" and not named and not _fate_of(question, term):
         return None
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
@@ -210,11 +215,12 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listed, place)
 
 
+_DOC = re.compile(r"\b(?:guides?|docs|documentation|pages?|notes|changelog|readme)\b", re.IGNORECASE)
 _KIND_NOUNS = {"command", "commands", "subcommand", "key", "keys", "api", "guide", "variable", "parameter", "section",
                "heading", "chapter"}
 
 
-def _fate_of(question: str, term: str | None) -> bool:
+def _fate_of(question: str, term: str | None, ignore: set[str] = frozenset()) -> bool:
     """A removal asked in so many words, or "what happened to X?" whose object is the term and nothing else ("what
     happened to etcdctl migrate?"; never "what happened to my scrapes after the upgrade?")."""
     fate = _FATE.search(question)
@@ -222,7 +228,7 @@ def _fate_of(question: str, term: str | None) -> bool:
         return True
     if term is None:
         return False
-    said = {w.lower() for w in re.findall(r"[A-Za-z][\w\-]*", question[fate.end():])} - STOP - _KIND_NOUNS
+    said = {w.lower() for w in re.findall(r"[A-Za-z][\w\-]*", question[fate.end():])} - STOP - _KIND_NOUNS - ignore
     parts = {w.lower() for w in re.findall(r"[A-Za-z][\w\-]*", term)}
     return is_identifier(term) and said <= parts | {term.lower().lstrip("-")} or said <= parts
 
