@@ -258,6 +258,9 @@ def test_things_said_in_plain_words_find_their_name_or_heading(library):
     assert role.cited[0].path == "configuration/configuration.md" and "the Endpoints API is" in role.answer
     v2 = ask(library, "etcd", "--enable-v2 deprecated in which etcd release?")  # "to be decommissioned in v3.6"
     assert releases_named(v2.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
+    hash_check = ask(library, "etcd", "when was the experimental compact hash check added to etcd")
+    assert hash_check.term.startswith("--experimental-compact-hash-check")  # three parts said, not --skip-hash-check
+    assert releases_named(hash_check.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
     window = ask(library, "prometheus", "out of order ingestion window - since which prometheus version")
     assert window.term == "out_of_order_time_window"  # most of its parts said, "time" not
     timeout = ask(library, "prometheus", "did the scrape timeout default change in prometheus 3")

@@ -30,6 +30,10 @@ from assistant.answering.timeline_cues import cue_kind, listing
     ("when X generates its certs, how long are they valid?", 0, None),
     ("when should I use X?", 0, None),
     ("how do I remove X in 3.6?", 1, None),
+    ("X - available in v2.45.0?", 1, "in_release"),
+    ("etcd 3.5: is X there", 1, "in_release"),  # a yes/no question after its topic
+    ("Did etcd 3.6 drop X?", 1, "removed"),
+    ("the X feature flag, still needed in 2.53?", 1, "in_release"),
 ])
 def test_cue_kind(question, named, kind):
     assert cue_kind(question, named) == kind

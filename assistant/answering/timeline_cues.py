@@ -49,15 +49,17 @@ _SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
 # Still there, asked of the term itself: "is X still listed / documented / around / a flag in Y?", "is X there
 # anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
 _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
-                    r"valid|accepted|included|in\b|a\s+(?:thing|flag|option|setting|feature)|an\s+option|part\s+of|"
+                    r"needed|required|valid|accepted|included|in\b|a\s+(?:thing|flag|option|setting|feature)|an\s+option|part\s+of|"
                     r"exists?)|exist\w*)\b|\b(?:there|around|available|supported|documented|listed)\s+any\s*more\b",
                     re.IGNORECASE)
-_YESNO = re.compile(r"^\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
+# A yes/no question, also after its topic ("etcd 3.5: is --x there", "X - was it dropped?").
+_YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
 _ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - deprecated?"
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
 
 # What a question asks about the term, in any words: its removal, its coming, its deprecation, its presence.
+_DID_DROP = re.compile(r"\bdid\b.*\b(?:drop|remove|delete|retire)\b", re.IGNORECASE)  # "did 3.6 drop X?"
 # Verbs only: "deletion protection" or "member removal" name features, no change.
 _GONE = re.compile(r"\b(?:gone|dropped|removed|deleted|went\s+away|go\s+away|disappear\w*|retired|"
                    r"decommission\w*|no\s+longer|stopp?(?:ed|s)?\s+(?:documenting|supporting|shipping|listing|being)|"
@@ -66,8 +68,8 @@ _CAME = re.compile(r"\b(?:added|introduc\w*|appear\w*|new|first|show(?:s|ed)?\s+
                    r"land(?:ed|s)?|ship(?:ped)?)\b", re.IGNORECASE)
 # Only with a time asked: "which version allows UTF-8 names?" (never "is a rolling upgrade supported?").
 _CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.IGNORECASE)
-_PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it)\b",
-                      re.IGNORECASE)
+_PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it|"
+                      r"available|there|present|documented|listed|included|a\s+thing)\b", re.IGNORECASE)
 # Asking for a time in any words: "when?", "since?", "how long has X been around", "which version", "in which".
 _TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had)\b|^\s*when\s+(?:is|are|does|do)\b|\bwhen\s*\?|"
                    r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b|"
@@ -104,7 +106,7 @@ def cue_kind(question: str, named: int) -> str | None:
     if named == 1 and _NEWS.search(question):  # "anything new for remote write in 3.5?": its changes
         return "changed_in"
     if named == 1 and (yes_no or timed):
-        if _GONE.search(question):
+        if _GONE.search(question) or _DID_DROP.search(question):
             return "removed"
         if _CAME.search(question) or timed and _CAN.search(question):
             return "introduced"

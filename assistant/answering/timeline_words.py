@@ -176,7 +176,7 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
         whole = named_by_words(rest, words, timeline, products, product_words)
         return whole if whole and code[0].lstrip("-") in _parts(whole[0]) and len(_parts(whole[0])) > 1 else code
     # Names said in plain words: "log scrape failures to a file", "the default retention time".
-    for named in (named_by_words, named_by_phrase, named_by_most):
+    for named in (named_by_words, named_by_most, named_by_phrase):  # three parts said before a two-part tail
         found = named(rest, words, timeline, products, product_words)
         if found:
             return found
