@@ -261,6 +261,12 @@ def test_things_said_in_plain_words_find_their_name_or_heading(library):
     hash_check = ask(library, "etcd", "when was the experimental compact hash check added to etcd")
     assert hash_check.term.startswith("--experimental-compact-hash-check")  # three parts said, not --skip-hash-check
     assert releases_named(hash_check.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
+    gate = ask(library, "etcd", "lease checkpoint persist gate - which release")  # a CamelCase name said as words
+    assert gate.term == "leasecheckpointpersist" and releases_named(gate.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.6"
+    tags = ask(library, "prometheus", "the consul SD tags field - deprecated?")  # a line of its section naming tags
+    assert "`tags` and `node_meta` fields are deprecated" in tags.answer
+    after = ask(library, "etcd", "--auto-compaction-mode options changed after 3.4?")
+    assert after.kind == "changed_between" and after.releases == ["v3.5", "v3.4"]
     window = ask(library, "prometheus", "out of order ingestion window - since which prometheus version")
     assert window.term == "out_of_order_time_window"  # most of its parts said, "time" not
     timeout = ask(library, "prometheus", "did the scrape timeout default change in prometheus 3")

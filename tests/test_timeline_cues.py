@@ -55,3 +55,12 @@ def test_listing_questions_in_other_words():
 ])
 def test_can_verbs_only_with_a_time_asked(question, named, kind):
     assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("lease checkpoint persist gate - which release", 0, "introduced"),  # a name, then the time asked
+    ("which version of etcd should I use?", 0, None),
+    ("X: appeared in?", 0, "introduced"),
+])
+def test_a_time_asked_after_the_name(question, named, kind):
+    assert cue_kind(question, named) == kind

@@ -69,11 +69,13 @@ _CAME = re.compile(r"\b(?:added|introduc\w*|appear\w*|new|first|show(?:s|ed)?\s+
 # Only with a time asked: "which version allows UTF-8 names?" (never "is a rolling upgrade supported?").
 _CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.IGNORECASE)
 _PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it|"
-                      r"available|there|present|documented|listed|included|a\s+thing)\b", re.IGNORECASE)
+                      r"available|usable|there|present|documented|listed|included|a\s+thing)\b", re.IGNORECASE)
 # Asking for a time in any words: "when?", "since?", "how long has X been around", "which version", "in which".
 _TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had)\b|^\s*when\s+(?:is|are|does|do)\b|\bwhen\s*\?|"
                    r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b|"
-                   r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:release|version)s?\b|\bin\s+which\b", re.IGNORECASE)
+                   r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:release|version)s?\b|\bin\s+which\b|\bin\s*\?\s*$",
+                   re.IGNORECASE)  # "X: appeared in?"
+_TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?:release|version)\s*\??\s*$", re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b",
                     re.IGNORECASE)
 _COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b|\bvs\.?\b|\bversus\b", re.IGNORECASE)
@@ -122,4 +124,6 @@ def cue_kind(question: str, named: int) -> str | None:
             return "introduced"
         if _STILL.search(question):
             return "removed"
+        if _TIME_LAST.search(question):  # "lease checkpoint persist gate - which release": when it came
+            return "introduced"
     return None

@@ -186,8 +186,10 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         routing = detect(question, catalogue, pinned_product=product)
     # Releases the question names: a release routing chose by default (the newest) is no release asked about.
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
-    kind = _kind(question, term is not None, len(named),
-                 term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))))
+    # A name, not one plain word of the question as it stands ("behaviour"): cues in any words apply to it.
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
+    kind = _kind(question, term is not None, len(named), term is not None and (
+        bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term)) or term.lower() not in said))
     if kind is None and len(named) == 1 and term is not None and is_identifier(term) and _FATE.search(question) \
             and _fate_of(question, term, product_words) and not _DOC.search(question):
         # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
@@ -195,6 +197,10 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         kind = "changed_in" if named[0] in {o.release for o in timeline.occurrences(product, term)} else "removed"
     if kind is None or kind == "removed" and not named and not _fate_of(question, term):
         return None
+    rels = timeline.releases(product)
+    if kind == "changed_in" and named[0] in rels[:-1] and \
+            re.search(r"\b(?:after|since)\s+(?:\w+\s+)?v?\d", question, re.IGNORECASE):
+        kind, named = "changed_between", [named[0], rels[rels.index(named[0]) + 1]]  # "changed after 3.4?"
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
             and len(timeline.occurrences(product, term)) > 40:
         term = None  # a common word is a topic, not a term
@@ -324,6 +330,12 @@ class _Reader:
                     window = " ".join(ln.strip() for ln in lines[max(0, i - 1): i + 2])
                     if pattern.search(window):
                         return o, window[:300]
+        if kind == "deprecated":  # "the consul SD tags field": a line of its sections naming another word asked
+            words = [w for w in self.q.topic if w not in self.q.term.lower()]
+            for o in self.occ:
+                for line in self.text(o).splitlines():
+                    if pattern.search(line) and any(token_pattern(w).search(line) for w in words):
+                        return o, " ".join(line.split())[:300]
         return None
 
 

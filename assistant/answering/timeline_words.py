@@ -176,10 +176,16 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
         whole = named_by_words(rest, words, timeline, products, product_words)
         return whole if whole and code[0].lstrip("-") in _parts(whole[0]) and len(_parts(whole[0])) > 1 else code
     # Names said in plain words: "log scrape failures to a file", "the default retention time".
-    for named in (named_by_words, named_by_most, named_by_phrase):  # three parts said before a two-part tail
-        found = named(rest, words, timeline, products, product_words)
+    # Three parts said before a two-part tail; a CamelCase name said as three words or more ("lease checkpoint
+    # persist" is the feature gate LeaseCheckpointPersist) before a flag ending in two of them.
+    for named in (named_by_words, named_by_most, None, named_by_phrase):
+        found = _joined(seq, (4, 3), timeline, products) if named is None else \
+            named(rest, words, timeline, products, product_words)
         if found:
             return found
+    found = _joined(seq, (2,), timeline, products)
+    if found:
+        return found
     # A word written in capitals ("GOMEMLIMIT", "STACKIT") names something: it goes first, then two or three
     # adjacent words as the docs' text has them ("etcdctl downgrade", the rarest such phrase), then the rarest word.
     capitals = {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", rest)}
@@ -203,6 +209,19 @@ def dotted_tail(timeline: Timeline, product: str, name: str) -> str | None:
         return None
     tails = {x for x in timeline.terms_containing(product, name) if x.endswith("." + name)}
     return tails.pop() if len(tails) == 1 else None
+
+
+def _joined(seq: list[str], sizes: tuple[int, ...], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
+    """(term, product): adjacent words of the question that, run together, are a name the docs hold (a CamelCase
+    name normalised: "lease checkpoint persist" is `leasecheckpointpersist`)."""
+    for n in sizes:
+        for i in range(len(seq) - n + 1):
+            joined = "".join(seq[i:i + n])
+            if len(joined) >= 12 and not any(w in STOP for w in seq[i:i + n]):
+                for p in products:
+                    if timeline.occurrences(p, joined, scan=False):
+                        return joined, p
+    return None
 
 
 def code_word(words: list[str], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
