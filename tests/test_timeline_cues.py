@@ -64,3 +64,16 @@ def test_can_verbs_only_with_a_time_asked(question, named, kind):
 ])
 def test_a_time_asked_after_the_name(question, named, kind):
     assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("X - in prometheus 2.45?", 1, "in_release"),
+    ("did X's capacity go up in 3.5.0", 1, "did_change"),
+    ("how do I make the capacity go up in 3.5?", 1, None),
+])
+def test_presence_and_a_value_moved_in_few_words(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+def test_a_listing_with_its_verb_first():
+    assert listing("etcd 3.6 removed what flags exactly?") == ("flags", "removed")

@@ -25,6 +25,9 @@ _LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\
 _NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?"
                          r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
 
+_VERB_FIRST = re.compile(r"\b(?P<verb>added|removed|dropped|deprecated|introduced|renamed)\s+(?:which|what)\s+"
+                         r"(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\b", re.IGNORECASE)
+
 
 def listing(question: str) -> tuple[str, str] | None:
     """(what is listed, the change asked: added, removed, deprecated...) for a listing question ("which flags were
@@ -41,6 +44,9 @@ def listing(question: str) -> tuple[str, str] | None:
             return None
         verb = "added" if m.group("came") else (m.group("verb") or "removed").lower()
         return m.group("what"), verb
+    m = _VERB_FIRST.search(question)  # "etcd 3.6 removed what flags exactly?"
+    if m:
+        return m.group("what"), m.group("verb").lower()
     m = _NEW_THINGS.search(question)
     return (m.group("what"), "added") if m else None
 
@@ -49,7 +55,8 @@ _SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
 # Still there, asked of the term itself: "is X still listed / documented / around / a flag in Y?", "is X there
 # anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
 _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
-                    r"needed|required|valid|accepted|included|in\b|a\s+(?:thing|flag|option|setting|feature)|an\s+option|part\s+of|"
+                    r"needed|required|valid|accepted|included|in\b|a\s+(?:thing|flag|option|setting|feature)|"
+                    r"an\s+option|part\s+of|"
                     r"exists?)|exist\w*)\b|\b(?:there|around|available|supported|documented|listed)\s+any\s*more\b",
                     re.IGNORECASE)
 # A yes/no question, also after its topic ("etcd 3.5: is --x there", "X - was it dropped?").
@@ -75,7 +82,11 @@ _TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had)\b|^\s*when\s+(?:is|are|do
                    r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b|"
                    r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:release|version)s?\b|\bin\s+which\b|\bin\s*\?\s*$",
                    re.IGNORECASE)  # "X: appeared in?"
-_TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?:release|version)\s*\??\s*$", re.IGNORECASE)
+_MOVED = re.compile(r"\b(?:go(?:ne)?\s+(?:up|down)|went\s+(?:up|down)|increas\w*|decreas\w*|raised|lowered|bump\w*)\b",
+                    re.IGNORECASE)
+_IN_Y = re.compile(r"[-:–—,]\s*(?:in|on)\s+(?:\w+\s+)?v?\d[\w.]*\s*\?\s*$", re.IGNORECASE)  # "X - in prom 2.45?"
+_TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?:release|version)\s*\??\s*$",
+                        re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b",
                     re.IGNORECASE)
 _COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b|\bvs\.?\b|\bversus\b", re.IGNORECASE)
@@ -107,12 +118,14 @@ def cue_kind(question: str, named: int) -> str | None:
     timed = bool(_TIME.search(question)) and not _WHEN_USE.search(question)
     if named == 1 and _NEWS.search(question):  # "anything new for remote write in 3.5?": its changes
         return "changed_in"
+    if named >= 1 and yes_no and _MOVED.search(question):  # "did X's capacity go up in 3.5.0?": its value
+        return "did_change"
     if named == 1 and (yes_no or timed):
         if _GONE.search(question) or _DID_DROP.search(question):
             return "removed"
         if _CAME.search(question) or timed and _CAN.search(question):
             return "introduced"
-        if _STILL.search(question) or _PRESENT.search(question):
+        if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question):
             return "in_release"
         return None
     if named == 0 and (timed or yes_no):
