@@ -77,3 +77,12 @@ def test_presence_and_a_value_moved_in_few_words(question, named, kind):
 
 def test_a_listing_with_its_verb_first():
     assert listing("etcd 3.6 removed what flags exactly?") == ("flags", "removed")
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("which of the etcd versions document X", 0, "which_releases"),
+    ("X: all three etcd versions?", 0, "which_releases"),
+    ("has the default of X moved between etcd 3.4 and 3.6", 2, "did_change"),
+])
+def test_which_releases_and_a_moved_default_in_other_words(question, named, kind):
+    assert cue_kind(question, named) == kind

@@ -82,7 +82,10 @@ _TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had)\b|^\s*when\s+(?:is|are|do
                    r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b|"
                    r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:release|version)s?\b|\bin\s+which\b|\bin\s*\?\s*$",
                    re.IGNORECASE)  # "X: appeared in?"
-_MOVED = re.compile(r"\b(?:go(?:ne)?\s+(?:up|down)|went\s+(?:up|down)|increas\w*|decreas\w*|raised|lowered|bump\w*)\b",
+_WHICH_OF = re.compile(r"\bwhich\s+of\s+the\s+(?:\w+\s+){0,2}(?:releases|versions)\b|\ball\s+(?:the\s+)?(?:three|3|"
+                       r"held)\s+(?:\w+\s+)?(?:releases|versions)\b", re.IGNORECASE)
+_MOVED = re.compile(r"\b(?:go(?:ne)?\s+(?:up|down)|went\s+(?:up|down)|increas\w*|decreas\w*|raised|lowered|bump\w*|"
+                    r"moved|shifted)\b",
                     re.IGNORECASE)
 _IN_Y = re.compile(r"[-:–—,]\s*(?:in|on)\s+(?:\w+\s+)?v?\d[\w.]*\s*\?\s*$", re.IGNORECASE)  # "X - in prom 2.45?"
 _TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?:release|version)\s*\??\s*$",
@@ -107,6 +110,10 @@ def cue_kind(question: str, named: int) -> str | None:
     if _HOW_TO.search(question) or _ONE_THING.search(question):
         return None
     yes_no = bool(_YESNO.search(question)) or not _ASKS.search(question) and question.rstrip().endswith("?")
+    if named >= 1 and yes_no and _MOVED.search(question):  # "did X's capacity go up in 3.5.0?": its value
+        return "did_change"
+    if named == 0 and _WHICH_OF.search(question):  # "which of the etcd versions document X", "X: all three?"
+        return "which_releases"
     if named == 2:
         if _SAME.search(question):
             return "did_change"
@@ -118,8 +125,6 @@ def cue_kind(question: str, named: int) -> str | None:
     timed = bool(_TIME.search(question)) and not _WHEN_USE.search(question)
     if named == 1 and _NEWS.search(question):  # "anything new for remote write in 3.5?": its changes
         return "changed_in"
-    if named >= 1 and yes_no and _MOVED.search(question):  # "did X's capacity go up in 3.5.0?": its value
-        return "did_change"
     if named == 1 and (yes_no or timed):
         if _GONE.search(question) or _DID_DROP.search(question):
             return "removed"

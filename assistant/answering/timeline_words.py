@@ -124,7 +124,7 @@ using did does go away gone come came show shows showed up new still any every s
 relative compared versus against than about part available support supports supported exist exists existed
 include includes included where whether ever become been tool tools page pages compare went get got thing still
 happen happened arrive arrived arrival land landed ship shipped bring brought rename renamed drop dropped stop
-stopped start started allow allows allowed still anymore listed mentioned""".split())
+stopped start started allow allows allowed still anymore listed mentioned know knows knew mention mentions""".split())
 
 
 def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, products: list[str],
