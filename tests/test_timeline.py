@@ -194,6 +194,10 @@ def test_what_happened_to_x_with_no_release_is_its_removal(library):
     assert a.kind == "removed" and releases_named(a.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
     b = ask(library, "prometheus", "what happened to --enable-feature=no-default-scrape-port?")
     assert b.kind == "removed" and releases_named(b.answer, list(PROM_RELEASES))[0] == "v3.5.0"
+    gone = ask(library, "prometheus", "what happened to --storage.tsdb.retention in prometheus 3.5?")
+    assert gone.kind == "removed" and releases_named(gone.answer, list(PROM_RELEASES))[0] == "v3.5.0"
+    renamed = ask(library, "prometheus", "what happened to holt_winters in Prometheus 3.5")  # named there: its notes
+    assert renamed.kind == "changed_in" and "double_exponential_smoothing" in renamed.answer.splitlines()[1]
     ix = library["prometheus"]
     for q in ("what happened to my scrapes after the upgrade to Prometheus 3?",
               "Prometheus 2.45 migration guide: what happened to the -storage.local.* flags?"):  # search answers
@@ -206,6 +210,81 @@ def test_one_named_thing_is_no_listing(library):
     assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
     q = "Which flag replaces --storage.tsdb.retention in Prometheus 2.45?"
     assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
+
+
+def test_a_time_or_change_asked_in_any_words_of_a_held_term(library):
+    """Content, not verbs (timeline_cues.cue_kind): a held term with a cue of time or change in any form."""
+    etcd, prom = ["v3.4", "v3.5", "v3.6"], list(PROM_RELEASES)
+    for product, q, kind, first in (
+            ("etcd", "--enable-v2 gone in etcd 3.6?", "removed", "v3.6"),
+            ("etcd", "--log-format added when?", "introduced", "v3.6"),
+            ("etcd", "how long has --unsafe-no-fsync been around in etcd", "introduced", "v3.5"),
+            ("etcd", "which etcd version stopped documenting --enable-v2", "removed", "v3.6"),
+            ("prometheus", "keep_dropped_targets - when did it appear", "introduced", "v2.53.0"),
+            ("prometheus", "holt_winters: which release renamed it", "removed", "v3.5.0")):
+        a = ask(library, product, q)
+        assert a.kind == kind and releases_named(a.answer, etcd if product == "etcd" else prom)[0] == first, q
+    exist = ask(library, "etcd", "did --unsafe-no-fsync exist back in etcd 3.4?")
+    assert exist.kind == "in_release" and exist.answer.startswith("No")
+    listed = ask(library, "prometheus", "is promql-at-modifier still listed as a feature flag in 2.53.0")
+    assert listed.kind == "in_release" and listed.answer.startswith("No")
+    renamed = ask(library, "prometheus", "is holt_winters still a thing in prometheus 3.5")  # only its renaming
+    assert renamed.answer.startswith("No")
+    same = ask(library, "prometheus", "web.read-timeout: same default in v2.45.0 and v3.5.0?")
+    assert same.kind == "did_change" and same.term == "--web.read-timeout" and "5m in both" in same.answer
+    vs = ask(library, "etcd", "--snapshot-count in etcd 3.5 compared to 3.6")
+    assert vs.kind == "changed_between" and vs.term == "--snapshot-count"
+    ix = library["prometheus"]
+    for q in ("Does the remote write queue still default to max_shards 50?",  # what it still does: searched
+              "When should I use --web.read-timeout in Prometheus 3.5?",
+              "What flag enables the OTLP receiver in Prometheus v2.53.0 versus v3.5.0?"):
+        assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None, q
+    ix = library["etcd"]
+    q = "When etcd generates its own certs with --auto-tls, how long are they valid?"
+    assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
+
+
+def test_things_said_in_plain_words_find_their_name_or_heading(library):
+    """A name said whole beats a code word it holds; a dotted flag's last parts are the flag, its value read from a
+    reference table's row; a heading path said in words is read in its own section; a family said in words lists
+    the names the notes give."""
+    dns = ask(library, "prometheus", "when did round robin DNS for remote write show up?")
+    assert dns.term == "round_robin_dns" and releases_named(dns.answer, list(PROM_RELEASES))[0] == "v3.5.0"
+    grace = ask(library, "prometheus", "for-grace-period default in prom 2.45 vs 3.5, same?")
+    assert grace.term == "--rules.alert.for-grace-period" and "10m in both" in grace.answer
+    role = ask(library, "prometheus", "is the endpoints role of kubernetes SD deprecated?")
+    assert role.kind == "deprecated" and role.term == "endpoints"
+    assert releases_named(role.answer, list(PROM_RELEASES))[0] == "v3.5.0"
+    assert role.cited[0].path == "configuration/configuration.md" and "the Endpoints API is" in role.answer
+    v2 = ask(library, "etcd", "--enable-v2 deprecated in which etcd release?")  # "to be decommissioned in v3.6"
+    assert releases_named(v2.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
+    hash_check = ask(library, "etcd", "when was the experimental compact hash check added to etcd")
+    assert hash_check.term.startswith("--experimental-compact-hash-check")  # three parts said, not --skip-hash-check
+    assert releases_named(hash_check.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.5"
+    gate = ask(library, "etcd", "lease checkpoint persist gate - which release")  # a CamelCase name said as words
+    assert gate.term == "leasecheckpointpersist" and releases_named(gate.answer, ["v3.4", "v3.5", "v3.6"])[0] == "v3.6"
+    tags = ask(library, "prometheus", "the consul SD tags field - deprecated?")  # a line of its section naming tags
+    assert "`tags` and `node_meta` fields are deprecated" in tags.answer
+    after = ask(library, "etcd", "--auto-compaction-mode options changed after 3.4?")
+    assert after.kind == "changed_between" and after.releases == ["v3.5", "v3.4"]
+    window = ask(library, "prometheus", "out of order ingestion window - since which prometheus version")
+    assert window.term == "out_of_order_time_window"  # most of its parts said, "time" not
+    timeout = ask(library, "prometheus", "did the scrape timeout default change in prometheus 3")
+    assert timeout.term == "scrape_timeout" and "10s in both" in timeout.answer  # not the label __scrape_timeout__
+    proxy = ask(library, "etcd", "what happened to the v2 proxy flags between 3.5 and 3.6?")
+    assert "--proxy-refresh-interval" in proxy.answer and "--proxy-dial-timeout" in proxy.answer
+
+
+def test_listings_said_in_other_words_name_what_came(library):
+    gates = ask(library, "etcd", "which new feature gates does etcd 3.6 have?")
+    assert gates.kind == "changed_in" and gates.term is None
+    assert "feature-gates/index.md" in gates.answer.splitlines()[1]
+    assert {"CompactHashCheck", "StopGRPCServiceOnDefrag"} <= set(gates.answer.splitlines()[1].split(": ")[-1]
+                                                                   .split(", "))
+    came = ask(library, "etcd", "which feature gates came with etcd 3.6?")
+    assert "TxnModeWriteWithSharedBuffer" in came.answer
+    funcs = ask(library, "prometheus", "what new PromQL functions did Prometheus 2.53 bring?")
+    assert "histogram_avg" in funcs.answer and "_this" not in funcs.answer
 
 
 def test_did_change_follows_a_renamed_flag_a_guide_pair_and_a_key_inside_a_block(library):

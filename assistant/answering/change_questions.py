@@ -89,8 +89,11 @@ def _family(timeline: Timeline, product: str, term: str | None) -> list[str]:
         return [term] if term else []
     words = [stem(w) for w in words_of(term)]
     longest = max(words, key=len)
-    return [term] + [t for t in timeline.terms_containing(product, longest)
-                     if set(words) <= {stem(w) for w in words_of(t)}][:40]
+    named = timeline.terms_containing(product, longest)
+    # The names holding its longest word, those holding all its words first ("the v2 proxy flags": no flag says
+    # "v2", every `--proxy-*` flag is one).
+    whole = [t for t in named if set(words) <= {stem(w) for w in words_of(t)}]
+    return [term] + (whole + [t for t in named if t not in whole])[:40]
 
 
 def _relevant(changes: list[SectionChange], term: str | None, topic: list[str],
@@ -154,7 +157,8 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineA
 
 
 _VERBS = {"added": "add|new|introduc", "new": "add|new|introduc", "introduced": "add|new|introduc",
-          "removed": "remov|drop|no longer", "dropped": "remov|drop|no longer", "deprecated": "deprecat"}
+          "removed": "remov|drop|no longer", "dropped": "remov|drop|no longer", "deprecated": "deprecat",
+          "renamed": "renam"}
 
 
 def _listed(q: TimelineQuestion, timeline: Timeline, release: str) -> list:
@@ -165,19 +169,20 @@ def _listed(q: TimelineQuestion, timeline: Timeline, release: str) -> list:
         return []
     what, verb = q.listing
     nouns = [w.lower()[:5] for w in re.findall(r"[A-Za-z]{4,}", what)]
-    verbs = re.compile(_VERBS.get(verb, "remov"), re.IGNORECASE)
+    verbs = re.compile(rf"\b(?:{_VERBS.get(verb, 'remov')})", re.IGNORECASE)
     found = []
     for s in timeline.sections(q.product, release):
         leaf = s.heading.rsplit(" > ", 1)[-1].lower()
         if not is_release_notes(s.path, s.heading) or (nouns and not any(n in leaf for n in nouns)):
             continue
-        if verbs.search(leaf) or verbs.search(s.text[:300]) and identifiers(s.text):
+        opening = re.split(r"(?<=[.!?:])\s", s.text.strip(), maxsplit=1)[0][:300]  # its first sentence
+        if verbs.search(leaf) or verbs.search(opening) and identifiers(s.text):
             found.append(s)
     return sorted(found, key=lambda s: (notes_rank(s.path, release), s.path, s.ord))
 
 
 _KINDS = {"added": ("added", "renamed"), "new": ("added", "renamed"), "introduced": ("added", "renamed"),
-          "removed": ("removed", "renamed"), "dropped": ("removed", "renamed")}
+          "removed": ("removed", "renamed"), "dropped": ("removed", "renamed"), "renamed": ("renamed",)}
 
 
 def _listing_changes(q: TimelineQuestion, changes: list[SectionChange]) -> list[SectionChange]:
@@ -188,13 +193,25 @@ def _listing_changes(q: TimelineQuestion, changes: list[SectionChange]) -> list[
     nouns = [stem(w)[:5] for w in re.findall(r"[A-Za-z]{4,}", what)]
     of_kind = [c for c in changes if c.kind in kinds]
 
-    def score(c: SectionChange) -> int:
-        name = c.path.rsplit("/", 1)[-1].lower()
+    def score(c: SectionChange) -> int:  # the file's name or its folder's: "feature gates" is feature-gates/index.md
+        name = "/".join(c.path.lower().rsplit("/", 2)[-2:])
         heading = (c.new or c.old).heading.lower()
         return sum(2 * (n in name) + (n in heading) for n in nouns)
 
     best = max((score(c) for c in of_kind), default=0)
     return [c for c in of_kind if score(c) == best] if best else changes
+
+
+def _names_in(text: str) -> list[str]:
+    """The names a section gives, in its order: its identifiers, the names it writes as code (`promql-at-modifier`)
+    and CamelCase names as written (a feature gate `CompactHashCheck` in a table)."""
+    spans = [(m.start(), m.group(1)) for m in re.finditer(r"`([^`\s]{3,60})`", text)]
+    spans += [(text.lower().find(t), t) for t in identifiers(text) if is_identifier(t)]
+    held = set(identifiers(text))
+    spans += [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b", text)
+              if m.group(0).lower() in held]
+    return list(dict.fromkeys(t for _, t in sorted(spans) if not t.startswith(("http", "_"))
+                              and not t.endswith(("_", "."))))[:MAX_TERMS]  # emphasis (`_this_`) is no name
 
 
 def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, listed: list,
@@ -203,19 +220,20 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     changes = _relevant(diff.changes, q.term, q.topic if q.kind == "changed_between" else [], names)
     if q.term is None and q.kind == "changed_between" and not changes:
         changes = diff.changes
-    if q.listing and not listed:
+    by_diff = bool(q.listing and not listed)  # no release notes list them: the sections of the diff do
+    if by_diff:
         changes = _listing_changes(q, diff.changes)
     about = f" about `{q.term}`" if q.term else ""
     lines = [f"What changed in {q.product} from {old} to {new}{about}: {sum(c.kind == 'changed' for c in changes)} "
              f"sections changed, {sum(c.kind == 'added' for c in changes)} added, "
              f"{sum(c.kind == 'removed' for c in changes)} removed, {sum(c.kind == 'renamed' for c in changes)} "
              "renamed."]
-    for s in listed[:2]:  # what the question asks to list, as the release notes list it
-        # Its identifiers and the names it writes as code (`promql-at-modifier`), in the order it gives them.
-        spans = [(m.start(), m.group(1)) for m in re.finditer(r"`([^`\s]{3,60})`", s.text)]
-        spans += [(s.text.lower().find(t), t) for t in identifiers(s.text) if is_identifier(t)]
-        names = list(dict.fromkeys(t for _, t in sorted(spans) if not t.startswith("http")))[:MAX_TERMS]
-        lines.append(f"{s.path} › {s.heading} {cite_section(ans, s, None)}: {', '.join(names) or excerpt(s.text, None)}")
+    # What the question asks to list, as the release notes list it; else the sections of that kind the diff has
+    # ("which feature gates came with 3.6?": the table of feature-gates/index.md, new in 3.6).
+    shown = listed[:2] or [c.new for c in changes if by_diff and c.kind in ("added", "renamed")][:2]
+    for s in shown:
+        given = _names_in(s.text)
+        lines.append(f"{s.path} › {s.heading} {cite_section(ans, s, None)}: {', '.join(given) or excerpt(s.text, None)}")
     # The docs' own account first: release notes and upgrade guides new or changed in the newer release.
     notes = sorted((c for c in changes if c.new is not None and c.kind != "removed" and
                     is_release_notes(c.path, c.heading)), key=lambda c: (notes_rank(c.path, new), c.path, c.new.ord))
@@ -230,8 +248,10 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     for c in notes[:2] if q.term else []:  # what the notes say of the term (or the names it stands for)
         said = next((t for t in names if term_lines(c.new.text, t)), q.term)
         quote = " ".join(excerpt(c.new.text, said, around=1, limit=300).split())
-        lines.append(f"The {new} notes state: \"{quote}\" "
-                     f"{cite_section(ans, c.new, said)}")
+        # A term said in words ("the v2 proxy flags") stands for the names the notes give holding its words.
+        kin = [t for t in identifiers(c.new.text) if t != q.term and not is_identifier(q.term) and t in names]
+        lines.append(f"The {new} notes state: \"{quote}\" {cite_section(ans, c.new, said)}"
+                     + (f" (names: {', '.join(kin[:MAX_TERMS])})" if len(kin) > 1 else ""))
     listed = sorted(changes, key=lambda c: (not is_release_notes(c.path, c.heading) if q.term is None else 0,
                                             {"renamed": 0, "added": 1, "removed": 2, "changed": 3}[c.kind]))
     for c in listed[:MAX_LISTED]:
@@ -255,8 +275,8 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     # Identifiers only: a new heading is already listed as a section added.
     added = [t for t in diff.terms_added if is_identifier(t)]
     removed = [t for t in diff.terms_removed if is_identifier(t)]
-    if q.term or (q.kind == "changed_between" and q.topic):
-        words = list(names) if q.term else q.topic
+    if q.term or (q.kind == "changed_between" and q.topic) or by_diff and changes != diff.changes:
+        words = list(names) if q.term else [] if q.listing else q.topic  # a listing: the names its sections hold
         scope = {t for c in changes for s in (c.old, c.new) if s is not None for t in identifiers(s.text)}
         added = [t for t in added if t in scope or any(w and w in t for w in words)]
         removed = [t for t in removed if t in scope or any(w and w in t for w in words)]

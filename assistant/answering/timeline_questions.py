@@ -15,7 +15,8 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
-from assistant.answering.timeline_words import STOP, find_term, stated_release
+from assistant.answering.timeline_cues import cue_kind, listing
+from assistant.answering.timeline_words import STOP, find_term, heading_match, stated_release
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
 from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
@@ -30,7 +31,7 @@ Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_relea
 
 # "Different" before a noun is an adjective ("set different log levels per package"), not a change asked about.
 _CHANGE = re.compile(r"\bchang\w*|\bdiffer(?:s|ed|ing|ences?)?\b|\bdifferent(?!\s+(?!(?:from|in|between|than|across|"
-                     r"after|before|now|to)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?=.*\b(?:release|version|v?\d))|"
+                     r"after|before|now|to|about)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?=.*\b(?:release|version|v?\d))|"
                      r"\b(?:reorgani[sz]|restructur|rework|rearrang|evolv)\w*", re.IGNORECASE)
 # "What happened to X?": its fate, asked with no release named, is when it went (or that it is still there).
 _FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b|\bwhere\s+did\b.*\bgo\b", re.IGNORECASE)
@@ -51,30 +52,6 @@ _IN_RELEASE = re.compile(r"^\s*(?:is|are|does|do|can|has|was)\b.*\b(?:there|have
                          r"include\w*|part\s+of|available|document\w*|know|offer\w*|provide\w*|accept\w*|ship\w*|"
                          r"a\s+thing|around|present|valid)\b",
                          re.IGNORECASE)
-# "Which flags were added in 3.6?", "what went away in prom 3.5?": a list of changes, no one term asked about
-# (never "which release was X added": the thing listed is no release or version).
-_LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?)(?:(?:were|was|got|"
-                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new)|"
-                      r"(?:went|have\s+gone|has\s+gone)\s+(?P<away>away))\b", re.IGNORECASE)
-_ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
-                        re.IGNORECASE)
-
-
-def _listing(question: str) -> re.Match | None:
-    """A listing question ("which flags were removed in 3.6?", "what went away?"), never one asking for ONE named
-    thing: "which flag is deprecated in favour of --x?" names a singular noun, or the thing it replaces, and is an
-    ordinary question for search."""
-    m = _LISTING.search(question)
-    if m is None or _ONE_THING.search(question):
-        return None
-    nouns = [w for w in m.group("what").split() if w.lower() not in ("the", "a", "an", "of", "new")]
-    singular = nouns and not nouns[-1].lower().endswith("s") and re.match(r"(?:is|was|has)\b", question[m.end("what"):],
-                                                                         re.IGNORECASE)
-    return None if singular else m
-
-
-
-
 @dataclass(frozen=True)
 class TimelineQuestion:
     kind: Kind
@@ -85,6 +62,7 @@ class TimelineQuestion:
     topic: list[str] = field(default_factory=list)  # other words, to narrow a change question
     product_source: str = "named"  # as routing says (named, alias, pinned...), or "inferred" from the term's docs
     listing: tuple[str, str] | None = None  # "which flags were removed": ("flags", "removed"), what to list
+    place: str | None = None  # a heading said in words: its section's last two heading levels, where to read it
 
 
 @dataclass(frozen=True)
@@ -143,7 +121,7 @@ class TimelineAnswer:
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
 
-def _kind(question: str, has_term: bool, named: int) -> Kind | None:
+def _kind(question: str, has_term: bool, named: int, named_term: bool = True) -> Kind | None:
     if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
         return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
     if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
@@ -161,7 +139,7 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
         if named == 2:
             return "changed_between"
         return "changed_in" if named == 1 else None
-    if named and _listing(question):
+    if named and listing(question):
         return "changed_between" if named == 2 else "changed_in"
     if not has_term:
         return None
@@ -175,7 +153,9 @@ def _kind(question: str, has_term: bool, named: int) -> Kind | None:
         return "introduced"
     if named == 1 and _IN_RELEASE.search(question):
         return "in_release"
-    return None
+    # Cues in any words ("is X still listed in Y?", "X: same default in A and B?", "X - deprecated?") only of a
+    # name (a flag, key, heading of words): "etcd 3.6 vs 3.4 defrag behaviour" names no term, its rarest word none.
+    return cue_kind(question, named) if named_term else None
 
 
 def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -206,28 +186,47 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         routing = detect(question, catalogue, pinned_product=product)
     # Releases the question names: a release routing chose by default (the newest) is no release asked about.
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
-    kind = _kind(question, term is not None, len(named))
+    # A name, not one plain word of the question as it stands ("behaviour"): cues in any words apply to it.
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
+    kind = _kind(question, term is not None, len(named), term is not None and (
+        bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term)) or term.lower() not in said))
+    if kind is None and len(named) == 1 and term is not None and is_identifier(term) and _FATE.search(question) \
+            and _fate_of(question, term, product_words) and not _DOC.search(question):
+        # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
+        # notes and the diff of 3.6 say of it.
+        kind = "changed_in" if named[0] in {o.release for o in timeline.occurrences(product, term)} else "removed"
     if kind is None or kind == "removed" and not named and not _fate_of(question, term):
         return None
+    rels = timeline.releases(product)
+    if kind == "changed_in" and named[0] in rels[:-1] and \
+            re.search(r"\b(?:after|since)\s+(?:\w+\s+)?v?\d", question, re.IGNORECASE):
+        kind, named = "changed_between", [named[0], rels[rels.index(named[0]) + 1]]  # "changed after 3.4?"
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
             and len(timeline.occurrences(product, term)) > 40:
         term = None  # a common word is a topic, not a term
     if kind in ("changed_in", "changed_between") and term is not None and not identifiers(term) \
-            and _listing(question):
+            and listing(question):
         term = None  # "which flags were added in 3.6?": the words say what to list, they name no term
+    place = None
+    if kind in ("introduced", "removed", "deprecated", "in_release", "which_releases") and term is not None \
+            and not identifiers(term):  # plain words: a heading path the question says more of than the term
+        found = heading_match(question, timeline, [product])
+        if found and found[0] != term and len(found[1].split()) > len(term.split()):
+            term, place = found[0], found[1]
     topic = [w for w in re.findall(r"[a-z][\w\-]+", question.lower()) if w not in STOP and w not in product_words
              and len(w) >= 4]
     source = routing.product_source if first_product else "inferred"
-    listed = _listing(question) if kind in ("changed_in", "changed_between") and term is None else None
-    listing = (" ".join(w for w in listed.group("what").split() if w.lower() not in product_words),
-               (listed.group("verb") or "removed").lower()) if listed else None
-    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listing)
+    listed = listing(question) if kind in ("changed_in", "changed_between") and term is None else None
+    listed = (" ".join(w for w in listed[0].split() if w.lower() not in product_words), listed[1]) if listed else None
+    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listed, place)
 
 
-_KIND_NOUNS = {"command", "commands", "subcommand", "key", "keys", "api", "guide", "variable", "parameter"}
+_DOC = re.compile(r"\b(?:guides?|docs|documentation|pages?|notes|changelog|readme)\b", re.IGNORECASE)
+_KIND_NOUNS = {"command", "commands", "subcommand", "key", "keys", "api", "guide", "variable", "parameter", "section",
+               "heading", "chapter"}
 
 
-def _fate_of(question: str, term: str | None) -> bool:
+def _fate_of(question: str, term: str | None, ignore: set[str] = frozenset()) -> bool:
     """A removal asked in so many words, or "what happened to X?" whose object is the term and nothing else ("what
     happened to etcdctl migrate?"; never "what happened to my scrapes after the upgrade?")."""
     fate = _FATE.search(question)
@@ -235,7 +234,7 @@ def _fate_of(question: str, term: str | None) -> bool:
         return True
     if term is None:
         return False
-    said = {w.lower() for w in re.findall(r"[A-Za-z][\w\-]*", question[fate.end():])} - STOP - _KIND_NOUNS
+    said = {w.lower() for w in re.findall(r"[A-Za-z][\w\-]*", question[fate.end():])} - STOP - _KIND_NOUNS - ignore
     parts = {w.lower() for w in re.findall(r"[A-Za-z][\w\-]*", term)}
     return is_identifier(term) and said <= parts | {term.lower().lstrip("-")} or said <= parts
 
@@ -260,7 +259,8 @@ def excerpt(text: str, term: str | None, *, around: int = 1, limit: int = 420) -
 
 _HISTORY = re.compile(r"\b(?:renamed|removed|no\s+longer|was\s+called|formerly|replaced|has\s+been\s+dropped)\b",
                       re.IGNORECASE)
-_GONE = re.compile(r"\b(?:removed|no\s+longer|dropped|deleted|went\s+away)\b", re.IGNORECASE)
+_GONE = re.compile(r"\b(?:removed|no\s+longer|dropped|deleted|went\s+away|renamed|was\s+called|formerly)\b",
+                   re.IGNORECASE)
 _STATED = {
     "introduced": re.compile(r"\b(?:added|introduced|new|available|since|starting|from|as\s+of|requires?)\b[^.\n]{0,40}?"
                              r"\bv?\d+\.\d+(?:\.\d+)?", re.IGNORECASE),
@@ -275,6 +275,8 @@ class _Reader:
     def __init__(self, timeline: Timeline, q: TimelineQuestion) -> None:
         self.timeline, self.q = timeline, q
         self.occ = timeline.occurrences(q.product, q.term) if q.term else []
+        if q.place:  # a heading said in words is read in its own section only
+            self.occ = [o for o in self.occ if o.heading.lower().endswith(q.place.lower())]
         self._texts: dict[tuple[str, str, int], str] = {}
 
     def text(self, o: Occurrence) -> str:
@@ -328,13 +330,19 @@ class _Reader:
                     window = " ".join(ln.strip() for ln in lines[max(0, i - 1): i + 2])
                     if pattern.search(window):
                         return o, window[:300]
+        if kind == "deprecated":  # "the consul SD tags field": a line of its sections naming another word asked
+            words = [w for w in self.q.topic if w not in self.q.term.lower()]
+            for o in self.occ:
+                for line in self.text(o).splitlines():
+                    if pattern.search(line) and any(token_pattern(w).search(line) for w in words):
+                        return o, " ".join(line.split())[:300]
         return None
 
 
 # -- answering ----------------------------------------------------------------------------------------------------
 def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAnswer:
     r = _Reader(timeline, q)
-    name = f"`{q.term}`"
+    name = f"`{q.term}`" + (f" (the section {q.place})" if q.place else "")
     ans = TimelineAnswer(q.kind, q.product, q.term, "", [])
     held = q.all_releases
     if not r.occ:

@@ -16,7 +16,8 @@ import re
 from assistant.library.terms import identifiers, strength, token_pattern
 from assistant.library.timeline import Timeline
 
-__all__ = ["STOP", "words_of", "named_by_words", "named_by_phrase", "find_term", "code_word", "stated_release"]
+__all__ = ["STOP", "words_of", "named_by_words", "named_by_phrase", "find_term", "code_word", "stated_release",
+           "heading_match"]
 
 _SPLIT = re.compile(r"[\s_\-.=/`'\"()\[\]{}<>:,]+")
 
@@ -64,7 +65,8 @@ def named_by_words(question: str, content: list[str], timeline: Timeline, produc
             parts = _parts(t)
             if len(parts) < 2 or not set(parts) <= said or len(keys & set(parts)) < 2:
                 continue
-            rank = (-len(set(parts)), len(timeline.occurrences(p, t, scan=False)), len(t))
+            # An internal label (`__scrape_timeout__`) after the setting the words name (`scrape_timeout`).
+            rank = (-len(set(parts)), t.startswith("_"), len(timeline.occurrences(p, t, scan=False)), len(t))
             if best is None or rank < best[0]:
                 best = (rank, t, p)
     return (best[1], best[2]) if best else None
@@ -92,6 +94,26 @@ def named_by_phrase(question: str, content: list[str], timeline: Timeline, produ
     return (best[1], best[2]) if best else None
 
 
+def named_by_most(question: str, content: list[str], timeline: Timeline, products: list[str], product_words:
+                  set[str] = frozenset(), least: int = 3, share: float = 0.75) -> tuple[str, str] | None:
+    """(term, product): a name of three parts or more, most of which the question says (at least `least` and
+    `share` of them, two content words among them): "out of order ingestion window" is `out_of_order_time_window`
+    though it never says "time". The name sharing the most parts wins, then the larger share, then the rarest."""
+    said = {stem(w) for w in words_of(question)} - {stem(w) for w in product_words}
+    keys = {stem(w) for w in content}
+    best = None
+    for p in products:
+        for t in _candidates(timeline, p, [w for w in content if len(w) >= 4]):
+            parts = set(_parts(t))
+            shared = parts & said
+            if len(parts) < 3 or len(shared) < least or len(shared) < share * len(parts) or len(keys & parts) < 2:
+                continue
+            rank = (-len(shared), -len(shared) / len(parts), len(timeline.occurrences(p, t, scan=False)), len(t))
+            if best is None or rank < best[0]:
+                best = (rank, t, p)
+    return (best[1], best[2]) if best else None
+
+
 # Words that carry no term: question words, timeline words, generic doc nouns.
 STOP = set("""a an the of for in on to is are was were be been do does did have has had which what when who why how
 since release releases version versions first last introduced introduce added add appear appeared removed remove
@@ -101,7 +123,8 @@ metric metrics field fields function functions endpoint endpoints there this tha
 using did does go away gone come came show shows showed up new still any every same way become became its it
 relative compared versus against than about part available support supports supported exist exists existed
 include includes included where whether ever become been tool tools page pages compare went get got thing still
-happen happened""".split())
+happen happened arrive arrived arrival land landed ship shipped bring brought rename renamed drop dropped stop
+stopped start started allow allows allowed still anymore listed mentioned know knows knew mention mentions""".split())
 
 
 def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, products: list[str],
@@ -120,7 +143,9 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
             if (occ := timeline.occurrences(p, t))]
     if held and min(held)[0] == 0:
         _, _, _, t, p = min(held)
-        return t, p
+        # A flag's name written without its dashes ("query.max-concurrency") is the flag, not a JSON key echoing it.
+        flag = "--" + t if t[:1].isalpha() and "." in t else ""
+        return (flag, p) if flag and timeline.occurrences(p, flag, scan=False) else (t, p)
     if held:  # a CamelCase word ("PromQL") is often a product word: a rarer word written as code goes first
         code = code_word([w for w in words if w not in {t.lower() for t in ids}], timeline, products)
         _, n, _, t, p = min(held)
@@ -129,6 +154,10 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
         return t, p
     for t in ids:  # a family named by its stem ("--experimental-compact-hash-check" for its -enabled and -time)
         for p in products:
+            if t[0].isalpha() and timeline.occurrences(p, "--" + t, scan=False):  # "web.read-timeout" is the flag
+                return "--" + t, p
+            if tail := dotted_tail(timeline, p, t):
+                return tail, p
             family = [x for x in timeline.terms_like(p, t) if x[len(t):len(t) + 1] in ("-", ".", "_")]
             if family:
                 return min(family, key=len), p
@@ -142,12 +171,21 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
                 return g, p
     code = code_word(words, timeline, products)
     if code:
-        return code
+        # A code word that is one part of a longer name the question says whole ("round robin dns": not the
+        # function `round`) yields to that name.
+        whole = named_by_words(rest, words, timeline, products, product_words)
+        return whole if whole and code[0].lstrip("-") in _parts(whole[0]) and len(_parts(whole[0])) > 1 else code
     # Names said in plain words: "log scrape failures to a file", "the default retention time".
-    for named in (named_by_words, named_by_phrase):
-        found = named(rest, words, timeline, products, product_words)
+    # Three parts said before a two-part tail; a CamelCase name said as three words or more ("lease checkpoint
+    # persist" is the feature gate LeaseCheckpointPersist) before a flag ending in two of them.
+    for named in (named_by_words, named_by_most, None, named_by_phrase):
+        found = _joined(seq, (4, 3), timeline, products) if named is None else \
+            named(rest, words, timeline, products, product_words)
         if found:
             return found
+    found = _joined(seq, (2,), timeline, products)
+    if found:
+        return found
     # A word written in capitals ("GOMEMLIMIT", "STACKIT") names something: it goes first, then two or three
     # adjacent words as the docs' text has them ("etcdctl downgrade", the rarest such phrase), then the rarest word.
     capitals = {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", rest)}
@@ -164,6 +202,28 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
     return min(counted)[2:] if counted else (None, None)
 
 
+def dotted_tail(timeline: Timeline, product: str, name: str) -> str | None:
+    """The one dotted flag or key whose last parts the name is ("for-grace-period" is
+    `--rules.alert.for-grace-period`), else None."""
+    if not name[:1].isalpha():
+        return None
+    tails = {x for x in timeline.terms_containing(product, name) if x.endswith("." + name)}
+    return tails.pop() if len(tails) == 1 else None
+
+
+def _joined(seq: list[str], sizes: tuple[int, ...], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
+    """(term, product): adjacent words of the question that, run together, are a name the docs hold (a CamelCase
+    name normalised: "lease checkpoint persist" is `leasecheckpointpersist`)."""
+    for n in sizes:
+        for i in range(len(seq) - n + 1):
+            joined = "".join(seq[i:i + n])
+            if len(joined) >= 12 and not any(w in STOP for w in seq[i:i + n]):
+                for p in products:
+                    if timeline.occurrences(p, joined, scan=False):
+                        return joined, p
+    return None
+
+
 def code_word(words: list[str], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
     """(term, product): a word of the question written as code, named before any plain-word reading: a flag the
     docs hold without its dashes ("pre-vote" is `--pre-vote`), a word shaped like a name ("concurrent-rule-eval"),
@@ -173,6 +233,8 @@ def code_word(words: list[str], timeline: Timeline, products: list[str]) -> tupl
         for p in products:
             if "-" in w and timeline.occurrences(p, "--" + w, scan=False):
                 return "--" + w, p
+            if "-" in w and (tail := dotted_tail(timeline, p, w)):
+                return tail, p
             occ = timeline.occurrences(p, w)
             if not occ or len(occ) > 40:
                 continue
@@ -187,6 +249,10 @@ def code_word(words: list[str], timeline: Timeline, products: list[str]) -> tupl
     return min(found)[1:] if found else None  # the rarest: "limitk", not "promql"
 
 
+_GOES_IN = re.compile(r"\b(?:remov|decommission|dropp|delet|retir)\w*\s+(?:(?:in|from|by|with|as\s+of)\s+)?$",
+                      re.IGNORECASE)
+
+
 def stated_release(text: str, releases: list[str], path: str = "", near: str = "deprecat") -> str | None:
     """The release a statement names ("deprecated in v3.5", "v3.5 will deprecate"): of the held releases it names,
     the one nearest the word `near` ("still served in v3.4 ... will be deprecated in v3.5" is v3.5); else the one
@@ -197,11 +263,46 @@ def stated_release(text: str, releases: list[str], path: str = "", near: str = "
                      or v.startswith(r.lstrip("vV") + ".")), None)
 
     anchors = [m.start() for m in re.finditer(near, text, re.IGNORECASE)] or [0]
+    # "Deprecated and to be decommissioned in v3.6": the release it goes in, no release deprecating it.
     named = [(min(abs(m.start() - a) for a in anchors), r) for m in
-             re.finditer(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?)(?![\w.]*\d)", text) if (r := held(m.group(1)))]
+             re.finditer(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?)(?![\w.]*\d)", text) if (r := held(m.group(1)))
+             and (near != "deprecat" or not _GOES_IN.search(text[max(0, m.start() - 40):m.start()]))]
     if named:
         return min(named)[1]
     m = re.search(r"(?<!\d)(\d+)[._](\d+)(?:[._](\d+))?(?!\d)", path.rsplit("/", 1)[-1])
     if m:
         return held(".".join(g for g in m.groups() if g))
     return None
+
+
+_FUNCTION = set("a an the of for in on to is are was were be do does did it its this that and or with by as at i we "
+                "should can my our".split())
+
+
+def heading_match(question: str, timeline: Timeline, products: list[str],
+                  least: int = 3) -> tuple[str, str, str] | None:
+    """(heading, its place, product) for a thing said in plain words that a section's heading path names: "kubernetes
+    SD endpoints role" is the section `<kubernetes_sd_config> > endpoints`. The heading's last two levels are split
+    into words; the section whose words the question says most (at least `least`, its own heading's words all
+    said) wins, the one whose heading the question says first on a tie (what is asked comes before "should I
+    switch to ..."). The place is those two levels, as every release writes them."""
+    seq = [stem(w) for w in words_of(question)]
+    said = set(seq) - _FUNCTION
+    keys = [w for w in dict.fromkeys(w.lower() for w in words_of(question)) if len(w) >= 4 and w not in STOP]
+    best = None
+    for p in products:
+        heads: set[str] = set()
+        for w in keys:
+            heads.update(h for (h,) in timeline.db.execute(
+                "SELECT DISTINCT heading FROM tl_sections WHERE product=? AND heading LIKE ? ESCAPE '\\' LIMIT 200",
+                (p, "%" + w.replace("%", "").replace("_", "\\_") + "%")))
+        for h in heads:
+            place = " > ".join(h.split(" > ")[-2:])
+            leaf = {stem(w) for w in words_of(h.rsplit(" > ", 1)[-1])}
+            words = {stem(w) for w in words_of(place)}
+            if not leaf or not leaf <= said or len(words & said) < least:
+                continue
+            rank = (-len(words & said), min(seq.index(w) for w in leaf))
+            if best is None or rank < best[0]:
+                best = (rank, h.rsplit(" > ", 1)[-1].lower(), place, p)
+    return best[1:] if best else None

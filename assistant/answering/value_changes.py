@@ -40,6 +40,10 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
         m = _VALUE_AFTER.match(after)
         if m:
             return m.group(1), line.strip()
+        # A reference table's row: "| `--x` | what it does | `10m` |", the value in the last cell.
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else []
+        if len(cells) >= 3 and pattern.search(cells[0]) and 0 < len(value := cells[-1].strip("`'\" ")) <= 40:
+            return value, line.strip()
         window = [line] + [ln for ln in lines[i + 1: i + 3]]
         for j, ln in enumerate(window):
             if j and re.match(r"^\s*(?:--?\w|\[?\s*\w+:)", ln):

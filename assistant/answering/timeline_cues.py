@@ -1,0 +1,147 @@
+"""Cues of time and change (issue 16) read from what a question says, not from its verbs alone.
+
+A question that names a term the release timeline holds asks about time or change when it carries a cue in any form:
+"is X still listed in 2.53?" (in a release), "X: same default in A and B?" (did it change), "X - deprecated?" (its
+deprecation), "which feature gates came with 3.6?" or "what new scrape options did 2.53 bring?" (a listing of what
+was added). `cue_kind` is read only after the stricter phrasings of timeline_questions._kind found none, and only
+for a term the timeline holds, so "how do I set X?" or "what does X do?" stay ordinary questions.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["listing", "cue_kind"]
+
+_ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
+                        re.IGNORECASE)
+# "Which flags were added in 3.6?", "what went away in prom 3.5?": a list of changes, no one term asked about
+# (never "which release was X added": the thing listed is no release or version).
+_LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?)(?:(?:were|was|got|"
+                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new|"
+                      r"renamed)|(?:went|have\s+gone|has\s+gone)\s+(?P<away>away)|"
+                      r"(?P<came>c[oa]me\s+(?:with|in)|arrived\s+in|appeared\s+in|showed\s+up\s+in))\b", re.IGNORECASE)
+# "What new scrape config options did 2.53 bring?", "which new flags does 3.6 have?": a plural noun after "new".
+_NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?"
+                         r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
+
+_VERB_FIRST = re.compile(r"\b(?P<verb>added|removed|dropped|deprecated|introduced|renamed)\s+(?:which|what)\s+"
+                         r"(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\b", re.IGNORECASE)
+
+
+def listing(question: str) -> tuple[str, str] | None:
+    """(what is listed, the change asked: added, removed, deprecated...) for a listing question ("which flags were
+    removed in 3.6?", "which feature gates came with 3.6?", "what new options did 2.53 bring?"); never one asking
+    for ONE named thing: "which flag is deprecated in favour of --x?" names a singular noun, or the thing it
+    replaces, and is an ordinary question for search."""
+    if _ONE_THING.search(question):
+        return None
+    m = _LISTING.search(question)
+    if m is not None:
+        nouns = [w for w in m.group("what").split() if w.lower() not in ("the", "a", "an", "of", "new")]
+        if nouns and not nouns[-1].lower().endswith("s") and re.match(r"(?:is|was|has)\b", question[m.end("what"):],
+                                                                       re.IGNORECASE):
+            return None
+        verb = "added" if m.group("came") else (m.group("verb") or "removed").lower()
+        return m.group("what"), verb
+    m = _VERB_FIRST.search(question)  # "etcd 3.6 removed what flags exactly?"
+    if m:
+        return m.group("what"), m.group("verb").lower()
+    m = _NEW_THINGS.search(question)
+    return (m.group("what"), "added") if m else None
+
+
+_SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
+# Still there, asked of the term itself: "is X still listed / documented / around / a flag in Y?", "is X there
+# anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
+_STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
+                    r"needed|required|valid|accepted|included|in\b|a\s+(?:thing|flag|option|setting|feature)|"
+                    r"an\s+option|part\s+of|"
+                    r"exists?)|exist\w*)\b|\b(?:there|around|available|supported|documented|listed)\s+any\s*more\b",
+                    re.IGNORECASE)
+# A yes/no question, also after its topic ("etcd 3.5: is --x there", "X - was it dropped?").
+_YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
+_ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - deprecated?"
+_HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
+
+
+# What a question asks about the term, in any words: its removal, its coming, its deprecation, its presence.
+_DID_DROP = re.compile(r"\bdid\b.*\b(?:drop|remove|delete|retire)\b", re.IGNORECASE)  # "did 3.6 drop X?"
+# Verbs only: "deletion protection" or "member removal" name features, no change.
+_GONE = re.compile(r"\b(?:gone|dropped|removed|deleted|went\s+away|go\s+away|disappear\w*|retired|"
+                   r"decommission\w*|no\s+longer|stopp?(?:ed|s)?\s+(?:documenting|supporting|shipping|listing|being)|"
+                   r"renam\w*)\b", re.IGNORECASE)
+_CAME = re.compile(r"\b(?:added|introduc\w*|appear\w*|new|first|show(?:s|ed)?\s+up|c[oa]me\s+(?:in|out|with)|arriv\w*|"
+                   r"land(?:ed|s)?|ship(?:ped)?)\b", re.IGNORECASE)
+# Only with a time asked: "which version allows UTF-8 names?" (never "is a rolling upgrade supported?").
+_CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.IGNORECASE)
+_PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it|"
+                      r"available|usable|there|present|documented|listed|included|a\s+thing)\b", re.IGNORECASE)
+# Asking for a time in any words: "when?", "since?", "how long has X been around", "which version", "in which".
+_TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had)\b|^\s*when\s+(?:is|are|does|do)\b|\bwhen\s*\?|"
+                   r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b|"
+                   r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:release|version)s?\b|\bin\s+which\b|\bin\s*\?\s*$",
+                   re.IGNORECASE)  # "X: appeared in?"
+_WHICH_OF = re.compile(r"\bwhich\s+of\s+the\s+(?:\w+\s+){0,2}(?:releases|versions)\b|\ball\s+(?:the\s+)?(?:three|3|"
+                       r"held)\s+(?:\w+\s+)?(?:releases|versions)\b", re.IGNORECASE)
+_MOVED = re.compile(r"\b(?:go(?:ne)?\s+(?:up|down)|went\s+(?:up|down)|increas\w*|decreas\w*|raised|lowered|bump\w*|"
+                    r"moved|shifted)\b",
+                    re.IGNORECASE)
+_IN_Y = re.compile(r"[-:–—,]\s*(?:in|on)\s+(?:\w+\s+)?v?\d[\w.]*\s*\?\s*$", re.IGNORECASE)  # "X - in prom 2.45?"
+_TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?:release|version)\s*\??\s*$",
+                        re.IGNORECASE)
+_SINCE = re.compile(r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b",
+                    re.IGNORECASE)
+_COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b|\bvs\.?\b|\bversus\b", re.IGNORECASE)
+_NEWS = re.compile(r"\b(?:anything|something|what'?s|what\s+is)\s+new\b", re.IGNORECASE)
+_ASKS = re.compile(r"\b(?:what|which|how|where|why|who)\b", re.IGNORECASE)
+_WHEN_USE = re.compile(r"\bwhen\s+(?:should|do|does|can|would|will|to|is\s+it|are)\b|\bwhen\s+(?:i|you|we|it)\b",
+                       re.IGNORECASE)
+
+
+def cue_kind(question: str, named: int) -> str | None:
+    """The timeline kind a question about a held term asks by a cue the stricter phrasings miss, else None.
+
+    Two releases named: "same/unchanged ... A and B?" did it change; "X in A compared to B" (asking nothing else)
+    what changed. One: "X gone in Y?" its removal, "was X added in Y?" its coming, "is X still listed / did X exist
+    back in Y?" whether Y has it. A time asked in any words ("X added when?", "how long has X been around", "which
+    version stopped documenting X") with what it asks of the term; "X - deprecated?" its deprecation. "When should I
+    use X?" asks no time."""
+    if _HOW_TO.search(question) or _ONE_THING.search(question):
+        return None
+    yes_no = bool(_YESNO.search(question)) or not _ASKS.search(question) and question.rstrip().endswith("?")
+    if named >= 1 and yes_no and _MOVED.search(question):  # "did X's capacity go up in 3.5.0?": its value
+        return "did_change"
+    if named == 0 and _WHICH_OF.search(question):  # "which of the etcd versions document X", "X: all three?"
+        return "which_releases"
+    if named == 2:
+        if _SAME.search(question):
+            return "did_change"
+        if _COMPARED.search(question) and not _ASKS.search(question):  # "X default, 2.45 vs 3.5": its value
+            return "did_change" if re.search(r"\bdefaults?\b", question, re.IGNORECASE) else "changed_between"
+        return None
+    if named <= 1 and _ASKED_DEPRECATED.search(question):
+        return "deprecated"
+    timed = bool(_TIME.search(question)) and not _WHEN_USE.search(question)
+    if named == 1 and _NEWS.search(question):  # "anything new for remote write in 3.5?": its changes
+        return "changed_in"
+    if named == 1 and (yes_no or timed):
+        if _GONE.search(question) or _DID_DROP.search(question):
+            return "removed"
+        if _CAME.search(question) or timed and _CAN.search(question):
+            return "introduced"
+        if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question):
+            return "in_release"
+        return None
+    if named == 0 and (timed or yes_no):
+        if _GONE.search(question):
+            return "removed"
+        if re.search(r"\bdeprecat", question, re.IGNORECASE):
+            return "deprecated"
+        if (_CAME.search(question) or _CAN.search(question)) and timed or _SINCE.search(question):
+            return "introduced"
+        if _STILL.search(question):
+            return "removed"
+        if _TIME_LAST.search(question):  # "lease checkpoint persist gate - which release": when it came
+            return "introduced"
+    return None

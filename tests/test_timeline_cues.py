@@ -1,0 +1,88 @@
+"""The cues of time and change a timeline question may carry in any words (timeline_cues.py), read without an index:
+which kind a question about a held term asks, and which questions list changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.answering.timeline_cues import cue_kind, listing
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("X: same default in v2.45.0 and v3.5.0?", 2, "did_change"),
+    ("X default, 2.45 vs v3.5.0", 2, "did_change"),
+    ("X in etcd 3.5 compared to 3.6", 2, "changed_between"),
+    ("what flag enables X in 2.53 versus 3.5?", 2, None),  # one thing asked of each release: searched
+    ("kubernetes SD endpoints role - deprecated? should I switch", 0, "deprecated"),
+    ("X gone in etcd 3.6?", 1, "removed"),
+    ("was X dropped in 3.6", 1, "removed"),
+    ("was X added in 3.6?", 1, "introduced"),
+    ("is X still listed as a feature flag in 2.53.0", 1, "in_release"),
+    ("did X exist back in etcd 3.4?", 1, "in_release"),
+    ("anything new for remote write in 3.5.0?", 1, "changed_in"),
+    ("X added when?", 0, "introduced"),
+    ("how long has X been around", 0, "introduced"),
+    ("which version stopped documenting X", 0, "removed"),
+    ("X: which release renamed it", 0, "removed"),
+    ("does the queue still default to 50?", 0, None),  # what it still does, not whether it is there
+    ("how much RAM can an instance have and still be hibernated?", 0, None),
+    ("is deletion protection enabled by default?", 0, None),  # a feature's name, no removal
+    ("when X generates its certs, how long are they valid?", 0, None),
+    ("when should I use X?", 0, None),
+    ("how do I remove X in 3.6?", 1, None),
+    ("X - available in v2.45.0?", 1, "in_release"),
+    ("etcd 3.5: is X there", 1, "in_release"),  # a yes/no question after its topic
+    ("Did etcd 3.6 drop X?", 1, "removed"),
+    ("the X feature flag, still needed in 2.53?", 1, "in_release"),
+])
+def test_cue_kind(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+def test_listing_questions_in_other_words():
+    assert listing("which feature gates came with etcd 3.6?") == ("feature gates ", "added")
+    assert listing("what new scrape config options did 2.53 bring") == ("scrape config options", "added")
+    assert listing("Which etcd flags were removed in 3.6?") == ("etcd flags ", "removed")
+    assert listing("which etcd flags got renamed in 3.6") == ("etcd flags ", "renamed")
+    assert listing("which flag is deprecated in favour of --x?") is None
+    assert listing("what new version is out?") is None
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("UTF-8 metric names: which version allows them", 0, "introduced"),  # a time asked: "allows" is its coming
+    ("is a rolling upgrade supported?", 1, None),  # no time asked: an ordinary question
+    ("should I enable the receiver with the feature flag?", 1, None),
+])
+def test_can_verbs_only_with_a_time_asked(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("lease checkpoint persist gate - which release", 0, "introduced"),  # a name, then the time asked
+    ("which version of etcd should I use?", 0, None),
+    ("X: appeared in?", 0, "introduced"),
+])
+def test_a_time_asked_after_the_name(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("X - in prometheus 2.45?", 1, "in_release"),
+    ("did X's capacity go up in 3.5.0", 1, "did_change"),
+    ("how do I make the capacity go up in 3.5?", 1, None),
+])
+def test_presence_and_a_value_moved_in_few_words(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+def test_a_listing_with_its_verb_first():
+    assert listing("etcd 3.6 removed what flags exactly?") == ("flags", "removed")
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("which of the etcd versions document X", 0, "which_releases"),
+    ("X: all three etcd versions?", 0, "which_releases"),
+    ("has the default of X moved between etcd 3.4 and 3.6", 2, "did_change"),
+])
+def test_which_releases_and_a_moved_default_in_other_words(question, named, kind):
+    assert cue_kind(question, named) == kind
