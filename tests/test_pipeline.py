@@ -76,6 +76,20 @@ def test_follow_up_uses_history_for_release_and_topic(pipeline):
     assert any("snapshot-count" in s.text for s in res.sources[:3])
 
 
+def test_a_question_naming_its_own_topic_is_not_merged_with_the_conversation(pipeline):
+    """Seen in the app: after questions about --enable-v2 and web.read-timeout, "how many keys can one etcd txn hold
+    at most?" was searched with their names appended, and answered "I don't know: web.read-timeout is not
+    documented in etcd v3.5"."""
+    history = [{"role": "user", "content": "is --enable-v2 still a thing in etcd 3.5?"},
+               {"role": "assistant", "content": "Yes: etcd v3.5 documents --enable-v2."},
+               {"role": "user", "content": "and web.read-timeout, same default in 3.4 and 3.5?"},
+               {"role": "assistant", "content": "I don't know."}]
+    question = "how many keys can one etcd txn hold at most?"
+    res = pipeline.ask(question, history=history, search_only=True)
+    assert res.standalone == question
+    assert not res.knowledge_missing, res.knowledge
+
+
 def test_declined_questions_never_reach_retrieval_or_llm(etcd_index, intent):
     llm = FakeChat(default_reply="should not be called")
     p = build_pipeline(etcd_index.settings, llm=llm, intent=intent)

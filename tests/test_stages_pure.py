@@ -151,6 +151,12 @@ def test_rewrite_rules_without_llm():
                {"role": "assistant", "content": "10000"}]
     assert is_follow_up("and max_shards?", history)
     assert not is_follow_up("and max_shards?", None)
+    # A question naming its own product or an identifier stands alone, unless it opens as a follow-up or points back.
+    assert not is_follow_up("how many keys can one etcd txn hold at most?", history, names_its_topic=True)
+    assert not is_follow_up("prometheus: web.read-timeout, same default in 2.45 and 3.5?", history)
+    assert is_follow_up("does etcd support it in 3.6?", history, names_its_topic=True)
+    assert is_follow_up("and what about --max-txn-ops?", history)
+    assert is_follow_up("how many at once by default?", history)
     standalone = condense_rules("and max_shards?", history)
     assert "max_shards" in standalone and "remote" in standalone and "capacity" in standalone
     assert expand_rules("WAL", "terminology_explanation").startswith("What is WAL?")

@@ -237,7 +237,7 @@ class Pipeline:
             versionless=strip_release_mentions(t.question, routing),
             glossary=self.glossary(routing.product) if p.glossary else {}, llm=t.llm if p.llm_rewrite else None,
             use_history=p.history, intent_expansion=p.intent_expansion, multi_query=p.multi_query,
-            use_glossary=p.glossary,
+            use_glossary=p.glossary, names_its_topic=routing.product_source in ("named", "alias"),
         )
         t.rewrite = rw
         res.standalone, res.rewritten = rw.standalone, rw.rewritten

@@ -13,12 +13,18 @@ from dataclasses import dataclass, field
 from assistant.answering.glossary import expand
 from assistant.backends.chat import ChatModel, ask_json
 from assistant.library.lexical import STOP_WORDS
+from assistant.library.terms import identifiers
 
+_OPENER = re.compile(r"^\s*(and|also|what about|how about|so|then|but|ok|okay|thanks|and what|same for)\b",
+                     re.IGNORECASE)
 _FOLLOW_UP = re.compile(
-    r"^\s*(and|also|what about|how about|so|then|but|ok|okay|thanks|and what|same for)\b"
-    r"|\b(it|its|it's|that|this|there|those|these|them|they|one|same|above|previous|former|latter)\b",
+    _OPENER.pattern + r"|\b(it|its|it's|that|this|there|those|these|them|they|one|same|above|previous|former|latter)\b",
     re.IGNORECASE,
 )
+# What points back at an earlier turn even in a question that names its own topic ("does etcd support it in 3.6?").
+# Not "one", "same", "that" or "there": "how many keys can one etcd txn hold", "same default in A and B?", "the flag
+# that sets X" and "is there a limit" point nowhere.
+_ANAPHOR = re.compile(r"\b(it|its|it's|them|they|those|these|this|above|previous|former|latter)\b", re.IGNORECASE)
 # Only openers whose removal leaves the topic itself ("what is X" -> "X", "how do I X" -> "X"); "how often does X"
 # keeps its wording, since what remains would not be a topic.
 _QUESTION_WORDS = re.compile(
@@ -86,9 +92,18 @@ class RewriteResult:
     llm_calls: int = 0
 
 
-def is_follow_up(question: str, history: list[dict] | None) -> bool:
+def is_follow_up(question: str, history: list[dict] | None, names_its_topic: bool = False) -> bool:
+    """A short question, or one pointing back, continues the conversation ("and max_shards?", "how many at once by
+    default?"). One that names its own product (`names_its_topic`, from routing) or an identifier stands alone unless
+    it opens as a follow-up or points back: after two questions about --enable-v2 and web.read-timeout, "how many
+    keys can one etcd txn hold at most?" had their names carried into it, and the knowledge check then found
+    web.read-timeout missing from etcd and answered "I don't know"."""
     if not history or not any(t.get("role") == "user" for t in history):
         return False
+    if _OPENER.search(question):
+        return True
+    if names_its_topic or identifiers(question):
+        return bool(_ANAPHOR.search(question))
     words = _WORD.findall(question)
     return len(words) <= 12 or bool(_FOLLOW_UP.search(question))
 
@@ -169,11 +184,13 @@ def filtered(text: str) -> str:
 
 def rewrite(question: str, *, history: list[dict] | None, intent: str | None, versionless: str,
             glossary: dict[str, str], llm: ChatModel | None = None, use_history: bool = True,
-            intent_expansion: bool = True, multi_query: bool = True, use_glossary: bool = True) -> RewriteResult:
-    """`versionless` is the question with its release spellings removed (routing knows where they are)."""
+            intent_expansion: bool = True, multi_query: bool = True, use_glossary: bool = True,
+            names_its_topic: bool = False) -> RewriteResult:
+    """`versionless` is the question with its release spellings removed (routing knows where they are);
+    `names_its_topic`: the question names its product itself (routing found it there)."""
     calls = 0
     standalone, condensed_by = question.strip(), "none"
-    if use_history and is_follow_up(question, history):
+    if use_history and is_follow_up(question, history, names_its_topic):
         text = None
         if llm is not None:
             calls += 1
