@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["listing", "cue_kind"]
+__all__ = ["listing", "cue_kind", "either_kind"]
 
 _ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
                         re.IGNORECASE)
@@ -25,6 +25,9 @@ _LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\
 _NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?"
                          r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
 
+# "New feature flags in prom 3.5.0?", "any new metrics with 3.6?": a plural noun after a leading "new".
+_NEW_LEAD = re.compile(r"^\s*(?:any\s+|the\s+|so\s+)?new\s+(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+(?:in|with|for|since)\b",
+                       re.IGNORECASE)
 _VERB_FIRST = re.compile(r"\b(?P<verb>added|removed|dropped|deprecated|introduced|renamed)\s+(?:which|what)\s+"
                          r"(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\b", re.IGNORECASE)
 
@@ -47,8 +50,27 @@ def listing(question: str) -> tuple[str, str] | None:
     m = _VERB_FIRST.search(question)  # "etcd 3.6 removed what flags exactly?"
     if m:
         return m.group("what"), m.group("verb").lower()
-    m = _NEW_THINGS.search(question)
+    m = _NEW_THINGS.search(question) or _NEW_LEAD.search(question)
     return (m.group("what"), "added") if m else None
+
+
+# Releases offered as alternatives, closing the question: "X, new in 3.5 or older?", "X: 3.5 or 3.6?", "X - in 2.53
+# or only in 3.5?": which release it belongs to, i.e. when it came (or went, or was deprecated, when that is said).
+_EITHER = re.compile(r"\bv?\d+(?:\.\d+)+\s+or\s+(?:only\s+(?:in\s+)?)?(?:v?\d+(?:\.\d+)+|older|earlier|before|later|"
+                     r"newer|after|(?:an?\s+)?(?:older|earlier|later|newer)\s+(?:one|release|version))\s*\??\s*$",
+                     re.IGNORECASE)
+_GONE_ASKED = re.compile(r"\b(?:removed|dropped|gone|went\s+away|deleted)\b", re.IGNORECASE)
+
+
+def either_kind(question: str) -> str | None:
+    """The kind a question asks by offering releases as alternatives at its end ("X, new in 3.5 or older?", "X: 3.5
+    or 3.6?"): its deprecation or removal when it says so, else its coming; None when it offers none or asks how,
+    what or why ("what does X default to in 3.5 or 3.6?" is a value, searched)."""
+    if not _EITHER.search(question) or _ASKS.search(question) or _HOW_TO.search(question):
+        return None
+    if re.search(r"\bdeprecat", question, re.IGNORECASE):
+        return "deprecated"
+    return "removed" if _GONE_ASKED.search(question) else "introduced"
 
 
 _SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
@@ -62,6 +84,10 @@ _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|ther
 # A yes/no question, also after its topic ("etcd 3.5: is --x there", "X - was it dropped?").
 _YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
 _ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - deprecated?"
+# Whether a release offers it, asked of what the user may do: "X in 2.53, can I use it?", "can 2.53 delay the
+# compaction start (X flag)?"; only with one release and a held name (cue_kind's own condition).
+_USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|set|enable|turn\s+on|pass|configure)\b|"
+                     r"^\s*can\s+(?:\w+\s+)?v?\d+(?:\.\d+)+\s+[a-z]", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
 
@@ -130,7 +156,8 @@ def cue_kind(question: str, named: int) -> str | None:
             return "removed"
         if _CAME.search(question) or timed and _CAN.search(question):
             return "introduced"
-        if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question):
+        if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question) or \
+                yes_no and _USABLE.search(question):
             return "in_release"
         return None
     if named == 0 and (timed or yes_no):
