@@ -297,6 +297,22 @@ def test_did_change_follows_a_renamed_flag_a_guide_pair_and_a_key_inside_a_block
     assert cap.term == "capacity" and "from 2500 in v2.45.0" in cap.answer and "10000 in v3.5.0" in cap.answer
 
 
+def test_fourth_round_families_alternatives_usable_short_words_and_a_leading_new(library):
+    """Releases offered as alternatives ask when it came; "can I use X in Y?" whether Y has it; a flag said in short
+    words in any order ("min tls version", "max wal files") is found; "new Xs in Y?" lists what came."""
+    etcd = ["v3.4", "v3.5", "v3.6"]
+    raft = ask(library, "etcd", "raft write timeout flag in etcd, new in 3.5 or older?")
+    assert raft.kind == "introduced" and releases_named(raft.answer, etcd)[0] == "v3.5"
+    tls = ask(library, "etcd", "min tls version setting, is that a thing in etcd 3.4?")
+    assert tls.term == "--tls-min-version" and tls.answer.startswith("Yes")
+    wals = ask(library, "etcd", "max wal files kept by default, 3.4 vs 3.6 any difference")
+    assert wals.term == "--max-wals" and wals.answer.startswith("No") and "5 in both" in wals.answer
+    usable = ask(library, "prometheus", "always_scrape_classic_histograms in 2.53, can i use it?")
+    assert usable.kind == "in_release" and usable.answer.startswith("No")
+    flags = ask(library, "prometheus", "new feature flags in prom 3.5.0?")
+    assert flags.kind == "changed_in" and flags.term is None and "delayed-compaction" in flags.answer
+
+
 def test_a_name_written_as_code_beats_a_plain_word_reading(library):
     for q, term, first in (("Since which Prometheus release can a query sample k series with limitk?", "limitk",
                             "v3.5.0"),

@@ -85,8 +85,9 @@ _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|ther
 _YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
 _ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - deprecated?"
 # Whether a release offers it, asked of what the user may do: "X in 2.53, can I use it?", "can 2.53 delay the
-# compaction start (X flag)?"; only with one release and a held name (cue_kind's own condition).
-_USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|set|enable|turn\s+on|pass|configure)\b|"
+# compaction start (X flag)?"; only with one release and a held name (cue_kind's own condition). Never "can I set
+# X to ...", "can I configure X": how to use it, searched.
+_USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|enable|turn\s+on)\b|"
                      r"^\s*can\s+(?:\w+\s+)?v?\d+(?:\.\d+)+\s+[a-z]", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 

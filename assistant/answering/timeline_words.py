@@ -163,6 +163,9 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
                 return min(family, key=len), p
     if ids:  # an identifier the docs never name: asked about, and missing
         return ids[0], products[0] if len(products) == 1 else None
+    short = named_by_short(rest, timeline, products, product_words)
+    if short:
+        return short
     # Headings are terms too: "Time Durations" as two or three words of the question.
     grams = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
     for g in grams:
@@ -209,6 +212,27 @@ def dotted_tail(timeline: Timeline, product: str, name: str) -> str | None:
         return None
     tails = {x for x in timeline.terms_containing(product, name) if x.endswith("." + name)}
     return tails.pop() if len(tails) == 1 else None
+
+
+def named_by_short(question: str, timeline: Timeline, products: list[str],
+                   product_words: set[str] = frozenset()) -> tuple[str, str] | None:
+    """(term, product): a flag or key whose every part the question says, in any order, two of them no common word
+    and one an abbreviation of three letters ("min tls version" is `--tls-min-version`, "max wal files" is
+    `--max-wals`): short words are no content words elsewhere, so names made of them are looked for here. The name
+    with the most parts wins, then the one the docs use most."""
+    said = {stem(w) for w in words_of(question)} - {stem(w) for w in product_words}
+    shorts = [w for w in dict.fromkeys(stem(w) for w in words_of(question))
+              if len(w) == 3 and w.isalpha() and w not in STOP and w in said]
+    best = None
+    for p in products if shorts else []:
+        for t in _candidates(timeline, p, shorts):
+            parts = _parts(t)
+            if " " in t or not set(parts) <= said or len(set(parts) - STOP) < 2 or not set(parts) & set(shorts):
+                continue
+            rank = (-len(set(parts)), -len(timeline.occurrences(p, t, scan=False)), len(t))
+            if best is None or rank < best[0]:
+                best = (rank, t, p)
+    return (best[1], best[2]) if best else None
 
 
 def _joined(seq: list[str], sizes: tuple[int, ...], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
