@@ -311,6 +311,8 @@ def test_fourth_round_families_alternatives_usable_short_words_and_a_leading_new
     assert usable.kind == "in_release" and usable.answer.startswith("No")
     flags = ask(library, "prometheus", "new feature flags in prom 3.5.0?")
     assert flags.kind == "changed_in" and flags.term is None and "delayed-compaction" in flags.answer
+    protocols = ask(library, "prometheus", "which protocols can I list in scrape_protocols in 3.5 that I couldnt in 2.53")
+    assert protocols.kind == "changed_between" and "PrometheusText1.0.0" in protocols.answer
 
 
 def test_a_name_written_as_code_beats_a_plain_word_reading(library):

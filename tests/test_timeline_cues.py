@@ -117,3 +117,12 @@ def test_a_leading_new_lists_what_came():
     assert listing("new feature flags in prom 3.5.0?") == ("feature flags", "added")
     assert listing("any new metrics with etcd 3.6?") == ("metrics", "added")
     assert listing("new in 3.5: is X there?") is None  # no plural thing listed
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("which values can I list in X in 3.5 that I couldnt in 2.53", 2, "changed_between"),
+    ("X options in etcd 3.6 that were not available in 3.5?", 2, "changed_between"),
+    ("which values can I list in X in 3.5?", 1, None),  # one release: no contrast
+])
+def test_what_one_release_allows_that_the_other_did_not(question, named, kind):
+    assert cue_kind(question, named) == kind

@@ -120,6 +120,10 @@ _TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?
 _SINCE = re.compile(r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b",
                     re.IGNORECASE)
 _COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b|\bvs\.?\b|\bversus\b", re.IGNORECASE)
+# What one release allows that the other did not: "which X can I list in 3.5 that I couldn't in 2.53?".
+_CONTRAST = re.compile(r"\bthat\s+(?:i|you|we)\s+(?:couldn'?t|could\s+not|can'?t|cannot)\b|\bthat\s+(?:weren'?t|"
+                       r"were\s+not|wasn'?t|was\s+not)\s+(?:there|available|allowed|possible|supported)\b",
+                       re.IGNORECASE)
 _NEWS = re.compile(r"\b(?:anything|something|what'?s|what\s+is)\s+new\b", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:what|which|how|where|why|who)\b", re.IGNORECASE)
 _WHEN_USE = re.compile(r"\bwhen\s+(?:should|do|does|can|would|will|to|is\s+it|are)\b|\bwhen\s+(?:i|you|we|it)\b",
@@ -144,6 +148,8 @@ def cue_kind(question: str, named: int) -> str | None:
     if named == 2:
         if _SAME.search(question):
             return "did_change"
+        if _CONTRAST.search(question):  # what changed between the two, about the term
+            return "changed_between"
         if _COMPARED.search(question) and not _ASKS.search(question):  # "X default, 2.45 vs 3.5": its value
             return "did_change" if re.search(r"\bdefaults?\b", question, re.IGNORECASE) else "changed_between"
         return None
