@@ -299,7 +299,8 @@ def test_did_change_follows_a_renamed_flag_a_guide_pair_and_a_key_inside_a_block
 
 def test_fourth_round_families_alternatives_usable_short_words_and_a_leading_new(library):
     """Releases offered as alternatives ask when it came; "can I use X in Y?" whether Y has it; a flag said in short
-    words in any order ("min tls version", "max wal files") is found; "new Xs in Y?" lists what came."""
+    words in any order ("min tls version", "max wal files") is found, a metric by what it tells (not the verb
+    "tells"); "new Xs in Y?" lists what came; "which X can I list in B that I couldn't in A" what changed."""
     etcd = ["v3.4", "v3.5", "v3.6"]
     raft = ask(library, "etcd", "raft write timeout flag in etcd, new in 3.5 or older?")
     assert raft.kind == "introduced" and releases_named(raft.answer, etcd)[0] == "v3.5"
@@ -311,6 +312,8 @@ def test_fourth_round_families_alternatives_usable_short_words_and_a_leading_new
     assert usable.kind == "in_release" and usable.answer.startswith("No")
     flags = ask(library, "prometheus", "new feature flags in prom 3.5.0?")
     assert flags.kind == "changed_in" and flags.term is None and "delayed-compaction" in flags.answer
+    gates = ask(library, "etcd", "etcd metric that tells you which feature gates are enabled.. since when is that exported?")
+    assert gates.term == "etcd_server_feature_enabled" and releases_named(gates.answer, etcd)[0] == "v3.6"
     protocols = ask(library, "prometheus", "which protocols can I list in scrape_protocols in 3.5 that I couldnt in 2.53")
     assert protocols.kind == "changed_between" and "PrometheusText1.0.0" in protocols.answer
 
