@@ -314,6 +314,10 @@ def test_fourth_round_families_alternatives_usable_short_words_and_a_leading_new
     assert flags.kind == "changed_in" and flags.term is None and "delayed-compaction" in flags.answer
     gates = ask(library, "etcd", "etcd metric that tells you which feature gates are enabled.. since when is that exported?")
     assert gates.term == "etcd_server_feature_enabled" and releases_named(gates.answer, etcd)[0] == "v3.6"
+    retention = ask(library, "etcd", "--auto-compaction-retention default from 3.4 to 3.6?")
+    assert retention.kind == "did_change" and retention.answer.startswith("No")
+    gone = ask(library, "etcd", "flags gone in etcd 3.6?")
+    assert gone.kind == "changed_in" and gone.term is None and "--enable-v2" in gone.answer
     protocols = ask(library, "prometheus", "which protocols can I list in scrape_protocols in 3.5 that I couldnt in 2.53")
     assert protocols.kind == "changed_between" and "PrometheusText1.0.0" in protocols.answer
 

@@ -126,3 +126,25 @@ def test_a_leading_new_lists_what_came():
 ])
 def test_what_one_release_allows_that_the_other_did_not(question, named, kind):
     assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("removed flags in etcd 3.6?", ("flags", "removed")),
+    ("flags gone in etcd 3.6?", ("flags", "removed")),
+    ("deprecated metrics in etcd 3.5?", ("metrics", "deprecated")),
+    ("are there new metrics in etcd 3.6", ("metrics", "added")),
+    ("removed in 3.6: is --x still there?", None),  # no plural thing opens it
+])
+def test_a_listing_said_with_the_change_beside_its_noun(question, expected):
+    assert listing(question) == expected
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("X default from 3.4 to 3.6?", 2, "did_change"),
+    ("what is the X default from 3.4 to 3.6 and why?", 2, None),  # asks what and why: searched
+    ("X from 3.4 to 3.6?", 2, None),  # no value word
+    ("X on etcd 3.6, works?", 1, "in_release"),
+    ("etcd 3.6 and X, still ok?", 1, "in_release"),
+])
+def test_a_default_from_one_release_to_another_and_whether_it_still_works(question, named, kind):
+    assert cue_kind(question, named) == kind

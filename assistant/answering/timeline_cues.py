@@ -25,9 +25,15 @@ _LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\
 _NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?"
                          r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
 
-# "New feature flags in prom 3.5.0?", "any new metrics with 3.6?": a plural noun after a leading "new".
-_NEW_LEAD = re.compile(r"^\s*(?:any\s+|the\s+|so\s+)?new\s+(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+(?:in|with|for|since)\b",
+# "New feature flags in prom 3.5.0?", "any new metrics with 3.6?", "are there new metrics in 3.6": a plural noun after
+# a leading "new".
+_NEW_LEAD = re.compile(r"(?:^\s*|\b(?:are|were)\s+there\s+)(?:any\s+|the\s+|so\s+)?new\s+(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+(?:in|with|for|since)\b",
                        re.IGNORECASE)
+# "Removed flags in etcd 3.6?", "flags gone in etcd 3.6?": the change said beside a plural noun that opens the question.
+_CHANGED_LEAD = re.compile(r"^\s*(?:any\s+|the\s+)?(?:(?P<verb>removed|dropped|deprecated|added|renamed)\s+"
+                           r"(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)|(?P<what2>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+"
+                           r"(?P<verb2>gone|removed|dropped|deprecated|added|renamed))\s+(?:in|with|for|since)\b",
+                           re.IGNORECASE)
 _VERB_FIRST = re.compile(r"\b(?P<verb>added|removed|dropped|deprecated|introduced|renamed)\s+(?:which|what)\s+"
                          r"(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\b", re.IGNORECASE)
 
@@ -50,6 +56,10 @@ def listing(question: str) -> tuple[str, str] | None:
     m = _VERB_FIRST.search(question)  # "etcd 3.6 removed what flags exactly?"
     if m:
         return m.group("what"), m.group("verb").lower()
+    m = _CHANGED_LEAD.search(question)
+    if m:
+        verb = (m.group("verb") or m.group("verb2")).lower()
+        return m.group("what") or m.group("what2"), "removed" if verb in ("gone", "dropped") else verb
     m = _NEW_THINGS.search(question) or _NEW_LEAD.search(question)
     return (m.group("what"), "added") if m else None
 
@@ -76,8 +86,10 @@ def either_kind(question: str) -> str | None:
 _SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
 # Still there, asked of the term itself: "is X still listed / documented / around / a flag in Y?", "is X there
 # anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
+# "X on 3.6, works?": whether the release still takes it.
+_WORKS = re.compile(r"[,:\-–—]\s*(?:still\s+)?(?:works?|ok(?:ay)?|usable|valid)\s*\?\s*$", re.IGNORECASE)
 _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
-                    r"needed|required|valid|accepted|included|in\b|a\s+(?:thing|flag|option|setting|feature)|"
+                    r"needed|required|valid|accepted|included|in\b|ok(?:ay)?\b|work(?:s|ing)?|a\s+(?:thing|flag|option|setting|feature)|"
                     r"an\s+option|part\s+of|"
                     r"exists?)|exist\w*)\b|\b(?:there|around|available|supported|documented|listed)\s+any\s*more\b",
                     re.IGNORECASE)
@@ -124,6 +136,7 @@ _COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b|\bvs\.?\b|\bversus\b", re.IG
 _CONTRAST = re.compile(r"\bthat\s+(?:i|you|we)\s+(?:couldn'?t|could\s+not|can'?t|cannot)\b|\bthat\s+(?:weren'?t|"
                        r"were\s+not|wasn'?t|was\s+not)\s+(?:there|available|allowed|possible|supported)\b",
                        re.IGNORECASE)
+_FROM_TO = re.compile(r"\bfrom\s+(?:\w+\s+)?v?\d[\w.]*\s+(?:to|->|→)\s+(?:\w+\s+)?v?\d", re.IGNORECASE)
 _NEWS = re.compile(r"\b(?:anything|something|what'?s|what\s+is)\s+new\b", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:what|which|how|where|why|who)\b", re.IGNORECASE)
 _WHEN_USE = re.compile(r"\bwhen\s+(?:should|do|does|can|would|will|to|is\s+it|are)\b|\bwhen\s+(?:i|you|we|it)\b",
@@ -150,6 +163,9 @@ def cue_kind(question: str, named: int) -> str | None:
             return "did_change"
         if _CONTRAST.search(question):  # what changed between the two, about the term
             return "changed_between"
+        if _FROM_TO.search(question) and re.search(r"\bdefaults?\b", question, re.IGNORECASE) \
+                and not _ASKS.search(question):  # "X default from 3.4 to 3.6?": its value
+            return "did_change"
         if _COMPARED.search(question) and not _ASKS.search(question):  # "X default, 2.45 vs 3.5": its value
             return "did_change" if re.search(r"\bdefaults?\b", question, re.IGNORECASE) else "changed_between"
         return None
@@ -164,7 +180,7 @@ def cue_kind(question: str, named: int) -> str | None:
         if _CAME.search(question) or timed and _CAN.search(question):
             return "introduced"
         if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question) or \
-                yes_no and _USABLE.search(question):
+                yes_no and _USABLE.search(question) or _WORKS.search(question):
             return "in_release"
         return None
     if named == 0 and (timed or yes_no):
