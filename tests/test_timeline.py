@@ -316,6 +316,8 @@ def test_fourth_round_families_alternatives_usable_short_words_and_a_leading_new
     assert gates.term == "etcd_server_feature_enabled" and releases_named(gates.answer, etcd)[0] == "v3.6"
     retention = ask(library, "etcd", "--auto-compaction-retention default from 3.4 to 3.6?")
     assert retention.kind == "did_change" and retention.answer.startswith("No")
+    too = ask(library, "etcd", "--socket-reuse-port: etcd 3.4 too?")
+    assert too.kind == "in_release" and too.answer.startswith("No")
     gone = ask(library, "etcd", "flags gone in etcd 3.6?")
     assert gone.kind == "changed_in" and gone.term is None and "--enable-v2" in gone.answer
     protocols = ask(library, "prometheus", "which protocols can I list in scrape_protocols in 3.5 that I couldnt in 2.53")

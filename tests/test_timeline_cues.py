@@ -148,3 +148,12 @@ def test_a_listing_said_with_the_change_beside_its_noun(question, expected):
 ])
 def test_a_default_from_one_release_to_another_and_whether_it_still_works(question, named, kind):
     assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("--x: 3.4 too?", "in_release"),
+    ("X also in prometheus 2.45?", "in_release"),
+    ("how do I set X in 3.4 too?", None),
+])
+def test_whether_another_release_has_it_as_well(question, kind):
+    assert cue_kind(question, 1) == kind

@@ -88,6 +88,9 @@ _SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
 # anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
 # "X on 3.6, works?": whether the release still takes it.
 _WORKS = re.compile(r"[,:\-–—]\s*(?:still\s+)?(?:works?|ok(?:ay)?|usable|valid)\s*\?\s*$", re.IGNORECASE)
+# "X: 3.4 too?", "X also in 2.45?": whether that release has it as well.
+_TOO = re.compile(r"\bv?\d+(?:\.\d+)+\s+(?:too|also|as\s+well)\s*\?\s*$|\balso\s+(?:in|on)\s+(?:\w+\s+)?v?\d+(?:\.\d+)+"
+                  r"\s*\?\s*$", re.IGNORECASE)
 _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
                     r"needed|required|valid|accepted|included|in\b|ok(?:ay)?\b|work(?:s|ing)?|a\s+(?:thing|flag|option|setting|feature)|"
                     r"an\s+option|part\s+of|"
@@ -180,7 +183,7 @@ def cue_kind(question: str, named: int) -> str | None:
         if _CAME.search(question) or timed and _CAN.search(question):
             return "introduced"
         if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question) or \
-                yes_no and _USABLE.search(question) or _WORKS.search(question):
+                yes_no and _USABLE.search(question) or _WORKS.search(question) or _TOO.search(question):
             return "in_release"
         return None
     if named == 0 and (timed or yes_no):
