@@ -297,6 +297,33 @@ def test_did_change_follows_a_renamed_flag_a_guide_pair_and_a_key_inside_a_block
     assert cap.term == "capacity" and "from 2500 in v2.45.0" in cap.answer and "10000 in v3.5.0" in cap.answer
 
 
+def test_fourth_round_families_alternatives_usable_short_words_and_a_leading_new(library):
+    """Releases offered as alternatives ask when it came; "can I use X in Y?" whether Y has it; a flag said in short
+    words in any order ("min tls version", "max wal files") is found, a metric by what it tells (not the verb
+    "tells"); "new Xs in Y?" lists what came; "which X can I list in B that I couldn't in A" what changed."""
+    etcd = ["v3.4", "v3.5", "v3.6"]
+    raft = ask(library, "etcd", "raft write timeout flag in etcd, new in 3.5 or older?")
+    assert raft.kind == "introduced" and releases_named(raft.answer, etcd)[0] == "v3.5"
+    tls = ask(library, "etcd", "min tls version setting, is that a thing in etcd 3.4?")
+    assert tls.term == "--tls-min-version" and tls.answer.startswith("Yes")
+    wals = ask(library, "etcd", "max wal files kept by default, 3.4 vs 3.6 any difference")
+    assert wals.term == "--max-wals" and wals.answer.startswith("No") and "5 in both" in wals.answer
+    usable = ask(library, "prometheus", "always_scrape_classic_histograms in 2.53, can i use it?")
+    assert usable.kind == "in_release" and usable.answer.startswith("No")
+    flags = ask(library, "prometheus", "new feature flags in prom 3.5.0?")
+    assert flags.kind == "changed_in" and flags.term is None and "delayed-compaction" in flags.answer
+    gates = ask(library, "etcd", "etcd metric that tells you which feature gates are enabled.. since when is that exported?")
+    assert gates.term == "etcd_server_feature_enabled" and releases_named(gates.answer, etcd)[0] == "v3.6"
+    retention = ask(library, "etcd", "--auto-compaction-retention default from 3.4 to 3.6?")
+    assert retention.kind == "did_change" and retention.answer.startswith("No")
+    too = ask(library, "etcd", "--socket-reuse-port: etcd 3.4 too?")
+    assert too.kind == "in_release" and too.answer.startswith("No")
+    gone = ask(library, "etcd", "flags gone in etcd 3.6?")
+    assert gone.kind == "changed_in" and gone.term is None and "--enable-v2" in gone.answer
+    protocols = ask(library, "prometheus", "which protocols can I list in scrape_protocols in 3.5 that I couldnt in 2.53")
+    assert protocols.kind == "changed_between" and "PrometheusText1.0.0" in protocols.answer
+
+
 def test_a_name_written_as_code_beats_a_plain_word_reading(library):
     for q, term, first in (("Since which Prometheus release can a query sample k series with limitk?", "limitk",
                             "v3.5.0"),

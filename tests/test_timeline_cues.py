@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.answering.timeline_cues import cue_kind, listing
+from assistant.answering.timeline_cues import cue_kind, either_kind, listing
 
 
 @pytest.mark.parametrize("question, named, kind", [
@@ -86,3 +86,74 @@ def test_a_listing_with_its_verb_first():
 ])
 def test_which_releases_and_a_moved_default_in_other_words(question, named, kind):
     assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("X flag in etcd, new in 3.5 or older?", "introduced"),
+    ("--x (no experimental- prefix): 3.5 or 3.6?", "introduced"),
+    ("X - in 2.53 or only in 3.5?", "introduced"),
+    ("X deprecated in 3.5 or a later one?", "deprecated"),
+    ("X removed in 3.5 or 3.6?", "removed"),
+    ("what does X default to in 3.5 or 3.6?", None),  # a value asked: searched
+    ("X in 3.5 or 3.6, how do I set it?", None),  # the alternatives do not close the question
+    ("X in 3.5?", None),  # no alternatives
+])
+def test_releases_offered_as_alternatives_ask_which_release_it_belongs_to(question, kind):
+    assert either_kind(question) == kind
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("X in 2.53, can i use it?", 1, "in_release"),
+    ("can 2.53 delay the start of tsdb compaction (X flag)?", 1, "in_release"),
+    ("can we still enable X in etcd 3.6", 1, "in_release"),
+    ("v3.4: can I set X on etcd listeners with --y?", 1, None),  # how to set it: searched
+    ("X in 2.53: can I configure it per job?", 1, None),
+])
+def test_whether_a_release_lets_the_user_use_it(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+def test_a_leading_new_lists_what_came():
+    assert listing("new feature flags in prom 3.5.0?") == ("feature flags", "added")
+    assert listing("any new metrics with etcd 3.6?") == ("metrics", "added")
+    assert listing("new in 3.5: is X there?") is None  # no plural thing listed
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("which values can I list in X in 3.5 that I couldnt in 2.53", 2, "changed_between"),
+    ("X options in etcd 3.6 that were not available in 3.5?", 2, "changed_between"),
+    ("which values can I list in X in 3.5?", 1, None),  # one release: no contrast
+])
+def test_what_one_release_allows_that_the_other_did_not(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("removed flags in etcd 3.6?", ("flags", "removed")),
+    ("flags gone in etcd 3.6?", ("flags", "removed")),
+    ("deprecated metrics in etcd 3.5?", ("metrics", "deprecated")),
+    ("are there new metrics in etcd 3.6", ("metrics", "added")),
+    ("removed in 3.6: is --x still there?", None),  # no plural thing opens it
+])
+def test_a_listing_said_with_the_change_beside_its_noun(question, expected):
+    assert listing(question) == expected
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("X default from 3.4 to 3.6?", 2, "did_change"),
+    ("what is the X default from 3.4 to 3.6 and why?", 2, None),  # asks what and why: searched
+    ("X from 3.4 to 3.6?", 2, None),  # no value word
+    ("X on etcd 3.6, works?", 1, "in_release"),
+    ("etcd 3.6 and X, still ok?", 1, "in_release"),
+])
+def test_a_default_from_one_release_to_another_and_whether_it_still_works(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("--x: 3.4 too?", "in_release"),
+    ("X also in prometheus 2.45?", "in_release"),
+    ("how do I set X in 3.4 too?", None),
+])
+def test_whether_another_release_has_it_as_well(question, kind):
+    assert cue_kind(question, 1) == kind

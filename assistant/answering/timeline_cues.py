@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["listing", "cue_kind"]
+__all__ = ["listing", "cue_kind", "either_kind"]
 
 _ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
                         re.IGNORECASE)
@@ -25,6 +25,15 @@ _LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\
 _NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?"
                          r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
 
+# "New feature flags in prom 3.5.0?", "any new metrics with 3.6?", "are there new metrics in 3.6": a plural noun after
+# a leading "new".
+_NEW_LEAD = re.compile(r"(?:^\s*|\b(?:are|were)\s+there\s+)(?:any\s+|the\s+|so\s+)?new\s+(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+(?:in|with|for|since)\b",
+                       re.IGNORECASE)
+# "Removed flags in etcd 3.6?", "flags gone in etcd 3.6?": the change said beside a plural noun that opens the question.
+_CHANGED_LEAD = re.compile(r"^\s*(?:any\s+|the\s+)?(?:(?P<verb>removed|dropped|deprecated|added|renamed)\s+"
+                           r"(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)|(?P<what2>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+"
+                           r"(?P<verb2>gone|removed|dropped|deprecated|added|renamed))\s+(?:in|with|for|since)\b",
+                           re.IGNORECASE)
 _VERB_FIRST = re.compile(r"\b(?P<verb>added|removed|dropped|deprecated|introduced|renamed)\s+(?:which|what)\s+"
                          r"(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\b", re.IGNORECASE)
 
@@ -47,21 +56,54 @@ def listing(question: str) -> tuple[str, str] | None:
     m = _VERB_FIRST.search(question)  # "etcd 3.6 removed what flags exactly?"
     if m:
         return m.group("what"), m.group("verb").lower()
-    m = _NEW_THINGS.search(question)
+    m = _CHANGED_LEAD.search(question)
+    if m:
+        verb = (m.group("verb") or m.group("verb2")).lower()
+        return m.group("what") or m.group("what2"), "removed" if verb in ("gone", "dropped") else verb
+    m = _NEW_THINGS.search(question) or _NEW_LEAD.search(question)
     return (m.group("what"), "added") if m else None
+
+
+# Releases offered as alternatives, closing the question: "X, new in 3.5 or older?", "X: 3.5 or 3.6?", "X - in 2.53
+# or only in 3.5?": which release it belongs to, i.e. when it came (or went, or was deprecated, when that is said).
+_EITHER = re.compile(r"\bv?\d+(?:\.\d+)+\s+or\s+(?:only\s+(?:in\s+)?)?(?:v?\d+(?:\.\d+)+|older|earlier|before|later|"
+                     r"newer|after|(?:an?\s+)?(?:older|earlier|later|newer)\s+(?:one|release|version))\s*\??\s*$",
+                     re.IGNORECASE)
+_GONE_ASKED = re.compile(r"\b(?:removed|dropped|gone|went\s+away|deleted)\b", re.IGNORECASE)
+
+
+def either_kind(question: str) -> str | None:
+    """The kind a question asks by offering releases as alternatives at its end ("X, new in 3.5 or older?", "X: 3.5
+    or 3.6?"): its deprecation or removal when it says so, else its coming; None when it offers none or asks how,
+    what or why ("what does X default to in 3.5 or 3.6?" is a value, searched)."""
+    if not _EITHER.search(question) or _ASKS.search(question) or _HOW_TO.search(question):
+        return None
+    if re.search(r"\bdeprecat", question, re.IGNORECASE):
+        return "deprecated"
+    return "removed" if _GONE_ASKED.search(question) else "introduced"
 
 
 _SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
 # Still there, asked of the term itself: "is X still listed / documented / around / a flag in Y?", "is X there
 # anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
+# "X on 3.6, works?": whether the release still takes it.
+_WORKS = re.compile(r"[,:\-–—]\s*(?:still\s+)?(?:works?|ok(?:ay)?|usable|valid)\s*\?\s*$", re.IGNORECASE)
+# "X: 3.4 too?", "X also in 2.45?": whether that release has it as well.
+_TOO = re.compile(r"\bv?\d+(?:\.\d+)+\s+(?:too|also|as\s+well)\s*\?\s*$|\balso\s+(?:in|on)\s+(?:\w+\s+)?v?\d+(?:\.\d+)+"
+                  r"\s*\?\s*$", re.IGNORECASE)
 _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
-                    r"needed|required|valid|accepted|included|in\b|a\s+(?:thing|flag|option|setting|feature)|"
+                    r"needed|required|valid|accepted|included|in\b|ok(?:ay)?\b|work(?:s|ing)?|a\s+(?:thing|flag|option|setting|feature)|"
                     r"an\s+option|part\s+of|"
                     r"exists?)|exist\w*)\b|\b(?:there|around|available|supported|documented|listed)\s+any\s*more\b",
                     re.IGNORECASE)
 # A yes/no question, also after its topic ("etcd 3.5: is --x there", "X - was it dropped?").
 _YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
 _ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - deprecated?"
+# Whether a release offers it, asked of what the user may do: "X in 2.53, can I use it?", "can 2.53 delay the
+# compaction start (X flag)?"; only with one release and a held name (cue_kind's own condition). Never "can I set
+# X to ...", "can I configure X": how to use it, searched.
+_USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|enable|turn\s+on)\b|"
+                     r"^\s*can\s+(?:\w+\s+)?v?\d+(?:\.\d+)+\s+[a-z]", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
 
@@ -93,6 +135,11 @@ _TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?
 _SINCE = re.compile(r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b",
                     re.IGNORECASE)
 _COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b|\bvs\.?\b|\bversus\b", re.IGNORECASE)
+# What one release allows that the other did not: "which X can I list in 3.5 that I couldn't in 2.53?".
+_CONTRAST = re.compile(r"\bthat\s+(?:i|you|we)\s+(?:couldn'?t|could\s+not|can'?t|cannot)\b|\bthat\s+(?:weren'?t|"
+                       r"were\s+not|wasn'?t|was\s+not)\s+(?:there|available|allowed|possible|supported)\b",
+                       re.IGNORECASE)
+_FROM_TO = re.compile(r"\bfrom\s+(?:\w+\s+)?v?\d[\w.]*\s+(?:to|->|→)\s+(?:\w+\s+)?v?\d", re.IGNORECASE)
 _NEWS = re.compile(r"\b(?:anything|something|what'?s|what\s+is)\s+new\b", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:what|which|how|where|why|who)\b", re.IGNORECASE)
 _WHEN_USE = re.compile(r"\bwhen\s+(?:should|do|does|can|would|will|to|is\s+it|are)\b|\bwhen\s+(?:i|you|we|it)\b",
@@ -117,6 +164,11 @@ def cue_kind(question: str, named: int) -> str | None:
     if named == 2:
         if _SAME.search(question):
             return "did_change"
+        if _CONTRAST.search(question):  # what changed between the two, about the term
+            return "changed_between"
+        if _FROM_TO.search(question) and re.search(r"\bdefaults?\b", question, re.IGNORECASE) \
+                and not _ASKS.search(question):  # "X default from 3.4 to 3.6?": its value
+            return "did_change"
         if _COMPARED.search(question) and not _ASKS.search(question):  # "X default, 2.45 vs 3.5": its value
             return "did_change" if re.search(r"\bdefaults?\b", question, re.IGNORECASE) else "changed_between"
         return None
@@ -130,7 +182,8 @@ def cue_kind(question: str, named: int) -> str | None:
             return "removed"
         if _CAME.search(question) or timed and _CAN.search(question):
             return "introduced"
-        if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question):
+        if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question) or \
+                yes_no and _USABLE.search(question) or _WORKS.search(question) or _TOO.search(question):
             return "in_release"
         return None
     if named == 0 and (timed or yes_no):

@@ -15,7 +15,7 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
-from assistant.answering.timeline_cues import cue_kind, listing
+from assistant.answering.timeline_cues import cue_kind, either_kind, listing
 from assistant.answering.timeline_words import STOP, find_term, heading_match, stated_release
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
@@ -31,7 +31,7 @@ Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_relea
 
 # "Different" before a noun is an adjective ("set different log levels per package"), not a change asked about.
 _CHANGE = re.compile(r"\bchang\w*|\bdiffer(?:s|ed|ing|ences?)?\b|\bdifferent(?!\s+(?!(?:from|in|between|than|across|"
-                     r"after|before|now|to|about)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?=.*\b(?:release|version|v?\d))|"
+                     r"after|before|now|to|about)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?!\s+(?:which|what)\b)(?=.*\b(?:release|version|v?\d))|"
                      r"\b(?:reorgani[sz]|restructur|rework|rearrang|evolv)\w*", re.IGNORECASE)
 # "What happened to X?": its fate, asked with no release named, is when it went (or that it is still there).
 _FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b|\bwhere\s+did\b.*\bgo\b", re.IGNORECASE)
@@ -122,6 +122,8 @@ _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\b
 
 
 def _kind(question: str, has_term: bool, named: int, named_term: bool = True) -> Kind | None:
+    if has_term and named_term and named in (1, 2) and (either := either_kind(question)):
+        return either  # "X, new in 3.5 or older?", "X: 3.5 or 3.6?": which release it belongs to
     if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
         return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
     if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"

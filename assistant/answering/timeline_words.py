@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.library.terms import identifiers, strength, token_pattern
+from assistant.library.terms import identifiers, is_identifier, strength, token_pattern
 from assistant.library.timeline import Timeline
 
 __all__ = ["STOP", "words_of", "named_by_words", "named_by_phrase", "find_term", "code_word", "stated_release",
@@ -163,6 +163,9 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
                 return min(family, key=len), p
     if ids:  # an identifier the docs never name: asked about, and missing
         return ids[0], products[0] if len(products) == 1 else None
+    short = named_by_short(rest, timeline, products, product_words)
+    if short:
+        return short
     # Headings are terms too: "Time Durations" as two or three words of the question.
     grams = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
     for g in grams:
@@ -186,6 +189,9 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
     found = _joined(seq, (2,), timeline, products)
     if found:
         return found
+    described = named_by_description(rest, timeline, products, product_words)
+    if described:
+        return described
     # A word written in capitals ("GOMEMLIMIT", "STACKIT") names something: it goes first, then two or three
     # adjacent words as the docs' text has them ("etcdctl downgrade", the rarest such phrase), then the rarest word.
     capitals = {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", rest)}
@@ -209,6 +215,60 @@ def dotted_tail(timeline: Timeline, product: str, name: str) -> str | None:
         return None
     tails = {x for x in timeline.terms_containing(product, name) if x.endswith("." + name)}
     return tails.pop() if len(tails) == 1 else None
+
+
+def named_by_short(question: str, timeline: Timeline, products: list[str],
+                   product_words: set[str] = frozenset()) -> tuple[str, str] | None:
+    """(term, product): a flag or key whose every part the question says, in any order, two of them no common word
+    and one an abbreviation of three letters ("min tls version" is `--tls-min-version`, "max wal files" is
+    `--max-wals`): short words are no content words elsewhere, so names made of them are looked for here. The name
+    with the most parts wins, then the one the docs use most."""
+    said = {stem(w) for w in words_of(question)} - {stem(w) for w in product_words}
+    shorts = [w for w in dict.fromkeys(stem(w) for w in words_of(question))
+              if len(w) == 3 and w.isalpha() and w not in STOP and w in said]
+    best = None
+    for p in products if shorts else []:
+        for t in _candidates(timeline, p, shorts):
+            parts = _parts(t)
+            if " " in t or not set(parts) <= said or len(set(parts) - STOP) < 2 or not set(parts) & set(shorts):
+                continue
+            rank = (-len(set(parts)), -len(timeline.occurrences(p, t, scan=False)), len(t))
+            if best is None or rank < best[0]:
+                best = (rank, t, p)
+    return (best[1], best[2]) if best else None
+
+
+# "The metric that tells which feature gates are enabled", "the flag for the raft write timeout": a kind of name
+# described by what it does.
+_DESCRIBED = re.compile(r"\b(?P<kind>metric|flag|option|setting|key|endpoint)\s+(?:that|which|for|to|showing|telling|"
+                        r"reporting|exposing)\b(?P<what>.*)", re.IGNORECASE)
+
+
+def named_by_description(question: str, timeline: Timeline, products: list[str],
+                         product_words: set[str] = frozenset()) -> tuple[str, str] | None:
+    """(term, product): a name of the kind said (a metric is snake_case, a flag starts with "--", an endpoint with
+    "/") sharing two words at least with the description after it; the one sharing most, then with the fewest parts
+    not said, then the rarest."""
+    m = _DESCRIBED.search(question)
+    if m is None:
+        return None
+    kind = m.group("kind").lower()
+    # Doc nouns count here ("feature" in `etcd_server_feature_enabled`); question words look nothing up.
+    said = {stem(w) for w in words_of(m.group("what"))} - {stem(w) for w in product_words}
+    asked = {"when", "which", "what", "since", "that", "there", "this", "these", "those", "release", "version"}
+    fits = {"metric": lambda t: "_" in t and t[:1].isalpha() and " " not in t, "flag": lambda t: t.startswith("--"),
+            "endpoint": lambda t: t.startswith("/")}.get(kind, lambda t: " " not in t and is_identifier(t))
+    best = None
+    for p in products:
+        for t in _candidates(timeline, p, sorted(w for w in said - asked if len(w) >= 4)):
+            parts = set(_parts(t)) - {stem(w) for w in product_words}
+            shared = parts & (said - asked)
+            if len(shared) < 2 or not fits(t):
+                continue
+            rank = (-len(shared), len(parts - said), len(timeline.occurrences(p, t, scan=False)), len(t))
+            if best is None or rank < best[0]:
+                best = (rank, t, p)
+    return (best[1], best[2]) if best else None
 
 
 def _joined(seq: list[str], sizes: tuple[int, ...], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
