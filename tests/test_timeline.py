@@ -456,3 +456,17 @@ def test_through_the_pipeline_an_intent_a_rewritten_query_sources_and_missing_kn
     assert absent.knowledge["absent_terms"] == ["--unsafe-no-fsync"] and "v3.5" in absent.answer
     present = pipeline.ask("Is --unsafe-no-fsync available in etcd v3.5?", search_only=True)
     assert present.answer.startswith("Yes") and not present.knowledge_missing
+
+
+def test_a_same_question_is_answered_in_its_own_sense_without_html(library):
+    """Seen in the app: "web.read-timeout, same default in 2.45 and 3.5?" was answered "No: ... is 5m in both", and
+    the quoted table rows carried the page's `<code class="text-nowrap">` markup."""
+    same = ask(library, "prometheus", "prometheus: web.read-timeout, same default in 2.45 and 3.5?")
+    assert same.kind == "did_change" and same.answer.startswith("Yes, the same"), same.answer
+    assert "5m in both" in same.answer and "<code" not in same.answer
+    did = ask(library, "prometheus", "did the --web.read-timeout default change between 2.45 and 3.5?")
+    assert did.answer.startswith("No:") and "5m in both" in did.answer
+    item = {"id": "t", "kind": "did_change", "expected_yes_no": "no", "expected_changes": []}
+    assert score_timeline(item, same.answer, ["v2.45.0", "v2.53.0", "v3.5.0"]).right
+    assert score_timeline(item, did.answer, ["v2.45.0", "v2.53.0", "v3.5.0"]).right
+    assert not score_timeline(item, "No, it changed: from 5m to 10m.", ["v2.45.0", "v2.53.0", "v3.5.0"]).right

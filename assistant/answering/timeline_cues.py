@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["listing", "cue_kind", "either_kind"]
+__all__ = ["listing", "cue_kind", "either_kind", "asks_same"]
 
 _ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
                         re.IGNORECASE)
@@ -84,6 +84,12 @@ def either_kind(question: str) -> str | None:
 
 
 _SAME = re.compile(r"\bsame\b|\bunchanged\b|\bidentical\b", re.IGNORECASE)
+
+
+def asks_same(question: str) -> bool:
+    """"X: same default in A and B?" asks whether it stayed, so its yes means unchanged (the opposite of "did X
+    change?")."""
+    return bool(_SAME.search(question))
 # Still there, asked of the term itself: "is X still listed / documented / around / a flag in Y?", "is X there
 # anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
 # "X on 3.6, works?": whether the release still takes it.

@@ -15,7 +15,7 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
-from assistant.answering.timeline_cues import cue_kind, either_kind, listing
+from assistant.answering.timeline_cues import asks_same, cue_kind, either_kind, listing
 from assistant.answering.timeline_words import STOP, find_term, heading_match, stated_release
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
@@ -63,6 +63,7 @@ class TimelineQuestion:
     product_source: str = "named"  # as routing says (named, alias, pinned...), or "inferred" from the term's docs
     listing: tuple[str, str] | None = None  # "which flags were removed": ("flags", "removed"), what to list
     place: str | None = None  # a heading said in words: its section's last two heading levels, where to read it
+    asks_same: bool = False  # "same in A and B?": a yes means unchanged
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,8 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     source = routing.product_source if first_product else "inferred"
     listed = listing(question) if kind in ("changed_in", "changed_between") and term is None else None
     listed = (" ".join(w for w in listed[0].split() if w.lower() not in product_words), listed[1]) if listed else None
-    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listed, place)
+    return TimelineQuestion(kind, product, term, named, timeline.releases(product), topic, source, listed, place,
+                            asks_same(question))
 
 
 _DOC = re.compile(r"\b(?:guides?|docs|documentation|pages?|notes|changelog|readme)\b", re.IGNORECASE)

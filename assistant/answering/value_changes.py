@@ -137,6 +137,22 @@ def _guide_pair(term: str, diff: ReleaseDiff) -> tuple | None:
     return None
 
 
+def _verdict(q: TimelineQuestion, changed: bool) -> str:
+    """The answer's first words in the question's own sense: "did X change?" is answered "Yes" or "No", "X: same
+    default in A and B?" "Yes, the same" or "No, it changed" (seen in the app: "No: X is 5m in both" to a "same?")."""
+    if q.asks_same:
+        return "No, it changed" if changed else "Yes, the same"
+    return "Yes" if changed else "No"
+
+
+_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
+
+
+def _plain(line: str) -> str:
+    """A quoted line without the HTML some reference pages write in Markdown (`<code class="text-nowrap">`)."""
+    return _TAG.sub("", line)
+
+
 def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
     old, new, name = diff.old_release, diff.new_release, f"`{q.term}`"
     found = {rel: _value_in(timeline, q.product, _named_in(timeline, q.product, q.term, rel), rel)
@@ -174,7 +190,8 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
     if not found[old] or not found[new]:
         has, lacks = (new, old) if found[new] else (old, new)
         s = found[has][1]
-        ans.answer = (f"Yes: {name} is in {q.product} {has} {cite_section(ans, s, q.term)} but not in {lacks} "
+        ans.answer = (f"{_verdict(q, True)}: {name} is in {q.product} {has} {cite_section(ans, s, q.term)} but not in "
+                      f"{lacks} "
                       f"({'added' if has == new else 'removed'} between them).")
         return ans
     (v_old, s_old), (v_new, s_new) = found[old], found[new]
@@ -182,22 +199,23 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
     if v_old is not None and v_new is not None:
         v1, v2 = v_old[0], v_new[0]
         if v1 != v2:
-            ans.answer = (f"Yes: the default of {name} changed from {v1} in {old} {c_old} to {v2} in {new} "
-                          f"{c_new}.\n{old}: \"{v_old[1]}\"\n{new}: \"{v_new[1]}\"")
+            ans.answer = (f"{_verdict(q, True)}: the default of {name} changed from {v1} in {old} {c_old} to {v2} in "
+                          f"{new} {c_new}.\n{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
         else:
-            ans.answer = (f"No: {name} is {v1} in both {old} {c_old} and {new} {c_new}.\n{old}: \"{v_old[1]}\"\n"
-                          f"{new}: \"{v_new[1]}\"")
+            ans.answer = (f"{_verdict(q, False)}: {name} is {v1} in both {old} {c_old} and {new} {c_new}.\n"
+                          f"{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
         return ans
     l_old = [ln.strip() for ln in s_old.text.splitlines() if token_pattern(q.term).search(ln)]
     l_new = [ln.strip() for ln in s_new.text.splitlines() if token_pattern(q.term).search(ln)]
     if l_old == l_new:
-        ans.answer = f"No: {name} reads the same in {old} {c_old} and {new} {c_new}: \"{(l_old or [''])[0][:200]}\""
+        ans.answer = (f"{_verdict(q, False)}: {name} reads the same in {old} {c_old} and {new} {c_new}: "
+                      f"\"{_plain((l_old or [''])[0])[:200]}\"")
     else:
         gone = [ln for ln in l_old if ln not in l_new][:2]
         came = [ln for ln in l_new if ln not in l_old][:2]
-        ans.answer = (f"Yes: what the docs say about {name} changed between {old} {c_old} and {new} {c_new}.\n"
-                      + "".join(f"{old}: \"{ln[:200]}\"\n" for ln in gone)
-                      + "".join(f"{new}: \"{ln[:200]}\"\n" for ln in came)).strip()
+        ans.answer = (f"{_verdict(q, True)}: what the docs say about {name} changed between {old} {c_old} and {new} "
+                      f"{c_new}.\n" + "".join(f"{old}: \"{_plain(ln)[:200]}\"\n" for ln in gone)
+                      + "".join(f"{new}: \"{_plain(ln)[:200]}\"\n" for ln in came)).strip()
     return ans
 
 

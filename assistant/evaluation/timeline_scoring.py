@@ -59,6 +59,9 @@ def score_timeline(item: dict, answer: str, releases: list[str]) -> TimelineScor
     changes = item.get("expected_changes") or []
     recall = sum(_named(c, text) for c in changes) / len(changes) if changes else 0.0
     if kind == "did_change":
+        # "same in A and B?" is answered "Yes, the same" / "No, it changed": read what it says of a change.
+        sense = re.match(r"\s*(?:yes,\s+(?P<same>the\s+same)|no,\s+it\s+changed)\b", text, re.IGNORECASE)
+        said = ("no" if sense.group("same") else "yes") if sense else said
         ok = said == item["expected_yes_no"] and all(_named(c, text) for c in changes)
         return TimelineScore(item["id"], kind, ok, recall, why=f"said {said}, values {recall:.0%} named")
     return TimelineScore(item["id"], kind, recall > 0, recall, why=f"{recall:.0%} of the changes named")
