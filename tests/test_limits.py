@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from assistant.answering.limits import asks_limit, limit_pages
+from assistant.answering.limits import asks_limit, for_question, guide_names, limit_pages
 from assistant.answering.presets import get_preset, with_overrides
 from assistant.components import build_intent_classifier, build_pipeline
 from conftest import CORPORA
@@ -14,12 +14,33 @@ from conftest import CORPORA
 def test_limit_questions_in_words():
     for q in ("How many local secondary indexes can a DynamoDB table have?", "What is the longest timeout I can set?",
               "Largest single document Amazon Kendra will index?", "max items in a DynamoDB transaction",
-              "What is the upper limit of Amazon RDS DB instances?", "How long does GuardDuty keep findings?"):
+              "What is the upper limit of Amazon RDS DB instances?", "How long does GuardDuty keep findings?",
+              "can I have more than one trusted IP list active in GuardDuty?", "more than 20 rules per listener?"):
         assert asks_limit(q), q
     for q in ("What are the three states of Application Load Balancers?", "Can I run my AWS Lambda in a VPC?",
               "How do I set up TLS?", "Is my cluster up to date?",
               "how often does CloudTrail write digest files?", "What is the most common cause of slow scrapes?"):
         assert not asks_limit(q), q
+
+
+def test_limits_pages_of_the_guide_the_question_names():
+    # Of the 16 AWS limits pages, a question naming its service gets its guide's alone: CodePipeline's limits page
+    # (which names Lambda actions) no longer outranks the Lambda guide's, CloudTrail's no longer GuardDuty's.
+    paths = [str(p.relative_to(CORPORA / "awsdocs" / "documents")) for p in (CORPORA / "awsdocs").rglob("*.md")]
+    pages = limit_pages(paths)
+    assert len(pages) >= 14
+    for question, guide in (("How long does GuardDuty keep findings?", "amazon-guardduty-user-guide"),
+                            ("Minimum refresh interval for a data set in IoT Analytics?", "aws-iotanalytics-developer-guide"),
+                            ("how many times does Lambda retry an async invoke at most?", "aws-lambda-developer-guide"),
+                            ("How many listeners can an Application Load Balancer have?",
+                             "elb-application-load-balancers-user-guide"),
+                            ("max attachments per transit gateway", "aws-transit-gateway-guide")):
+        assert {p.split("/", 1)[0] for p in for_question(pages, question)} == {guide}, question
+    # No guide named (nor an etcd folder, which is no guide's): every limits page stays.
+    assert for_question(pages, "launch template versions limit") == pages
+    assert for_question(pages, "how many records can a table hold") == pages
+    assert for_question(["dev-guide/limit.md"], "How big can the etcd database get?") == ["dev-guide/limit.md"]
+    assert "iotanalytic" in guide_names("aws-iotanalytics-developer-guide")
 
 
 def test_limits_pages_by_their_file_name():

@@ -8,6 +8,9 @@ narrative pages win on the question's words: of the AWS items of eval/ranking.tu
 and shared/eval/dev/awsdocs.jsonl, 25 have a limits page as gold and 11 of them missed the top 3.
 
 `pages` names those pages by their file name; retrieval searches them on their own as one more list to fuse.
+`for_question` keeps, of those, the pages of the guides the question names ("How long does GuardDuty keep
+findings?": GuardDuty's list, not CodePipeline's or CloudTrail's), a guide being named by its folder
+("amazon-guardduty-user-guide": "GuardDuty"; "aws-iotanalytics-developer-guide": "IoT Analytics").
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["asks_limit", "limit_pages"]
+__all__ = ["asks_limit", "for_question", "limit_pages"]
 
 # A limit asked in words: a superlative of size, count or time, "how many/much/long/big", or the words themselves.
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|upper\s+limit|lower\s+limit|limits?|quotas?|at\s+most|at\s+least"
     r"|how\s+(?:many|much|long|big|large)|largest|longest|biggest|smallest|shortest"
-    r"|cap(?:ped)?|ceiling)\b", re.IGNORECASE)
+    r"|cap(?:ped)?|ceiling|more\s+than\s+(?:one|\d+))\b", re.IGNORECASE)
 # A file that lists limits: "limit(s)" or "quota(s)" as a whole word of its name ("using-spot-limits",
 # "CHAP_Limits", "transit-gateway-quotas"); not "unlimited-mode", "KnownIssuesAndLimitations".
 _PAGE = re.compile(r"(?:^|[-_.\s])(?:limits?|quotas?)(?:$|[-_.\s])", re.IGNORECASE)
@@ -34,3 +37,36 @@ def asks_limit(question: str) -> bool:
 def limit_pages(paths: Iterable[str]) -> list[str]:
     """The files among `paths` whose name says they list limits or quotas."""
     return sorted(p for p in paths if _PAGE.search(re.sub(r"\.[A-Za-z0-9]+$", "", p.rsplit("/", 1)[-1])))
+
+
+# A guide's folder: "amazon-"/"aws-", the service's words, then "-developer-guide", "-user-guide" or "-guide".
+_GUIDE = re.compile(r"^(?:amazon-|aws-)?(?P<name>[a-z0-9-]+?)(?:-(?:developer|user))?-guide$", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _fold(words: list[str]) -> str:
+    """Words run together, a final plural "s" dropped: "IoT Analytics" and "iotanalytics" alike."""
+    joined = "".join(words)
+    return joined[:-1] if joined.endswith("s") and len(joined) > 3 else joined
+
+
+def guide_names(folder: str) -> set[str]:
+    """The ways a question names the guide in `folder` (folded): the service's words together ("guardduty",
+    "transitgateway"), any two or more of them in a row ("applicationloadbalancer"), and a first word of three
+    letters or more ("elb"). A folder not named like a guide has none."""
+    m = _GUIDE.match(folder)
+    if not m:
+        return set()
+    words = _WORD.findall(m["name"].lower())
+    names = {_fold(words[i:j]) for i in range(len(words)) for j in range(i + 2, len(words) + 1)}
+    if words and len(words[0]) >= 3:
+        names.add(_fold(words[:1]))
+    return names
+
+
+def for_question(pages: list[str], question: str) -> list[str]:
+    """The limits pages of the guides `question` names; all of them when it names none of their guides."""
+    words = _WORD.findall(question.lower())
+    said = {_fold(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1))}
+    named = [p for p in pages if "/" in p and guide_names(p.split("/", 1)[0]) & said]
+    return named or pages

@@ -20,7 +20,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from assistant.answering.limits import asks_limit, limit_pages
+from assistant.answering.limits import asks_limit, for_question, limit_pages
 from assistant.answering.fusion import margin_filter, mmr, spread_files, weighted_average
 from assistant.library.fields import query_identifiers
 from assistant.library.manifest import Manifest
@@ -153,7 +153,7 @@ class HybridRetriever(BaseRetriever):
             spec = SearchSpec(vectors if dense_ok else [], lexical, p.dense_k, p.bm25_k, fuse=p.fusion == "rrf",
                               rrf_k=p.rrf_k, dense_weight=p.dense_weight, fields=dict(p.fields), field_query=first,
                               identifiers=idents, ident_k=p.ident_k,
-                              pages=index.limit_pages if limit else [], pages_k=p.limit_k,
+                              pages=for_question(index.limit_pages, first) if limit else [], pages_k=p.limit_k,
                               pages_votes=p.limit_votes)
             ranked, dense_lists, lexical_lists = index.store.hybrid(spec)
             for hit in ranked:
