@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     search_chunk_tokens: int = 200  # word pieces; must stay under the embedder's 256 limit with the prefix
     context_chunk_tokens: int = 700
     context_padding_tokens: int = 80
+    # Processes reading and chunking files during a sync (library/parse_pool.py): auto = none (this process) on fewer
+    # than 4 cores or for fewer than 32 files to index, else min(cores - 1, 8); a number forces it (0: none).
+    ingest_workers: Literal["auto"] | int = "auto"
 
     # LLM
     ollama_host: str = Field(default_factory=_default_ollama_host)

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.components import build_indexer, get_embedder  # noqa: E402
 from assistant.settings import PROJECT_ROOT, Settings  # noqa: E402
+from assistant.library.parse_pool import resolve_workers  # noqa: E402
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "awsdocs" / "documents"
 PRODUCT, RELEASE = "awsdocs", "current"
@@ -61,9 +62,12 @@ def timed(fn):
     return result, time.perf_counter() - t0
 
 
-def ours(root: Path, name: str, corpus: Path, files: list[Path], cache: bool, seed_cache=None, data_dir=None):
-    """One ingestion into a fresh data folder; `seed_cache`: an indexer whose embedding cache it starts with."""
-    settings = Settings(data_dir=data_dir or root / name, models_dir=PROJECT_ROOT / "models", embedding_cache=cache)
+def ours(root: Path, name: str, corpus: Path, files: list[Path], cache: bool, seed_cache=None, data_dir=None,
+         workers: str = "auto"):
+    """One ingestion into a fresh data folder; `seed_cache`: an indexer whose embedding cache it starts with;
+    `workers`: the ingest_workers setting (processes reading and chunking files, library/parse_pool.py)."""
+    settings = Settings(data_dir=data_dir or root / name, models_dir=PROJECT_ROOT / "models", embedding_cache=cache,
+                        ingest_workers=workers)
     fill_library(settings, corpus, files)
     if seed_cache is not None:
         seed_cache.cache.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # its vectors may still sit in the WAL
@@ -142,7 +146,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip plain LlamaIndex (only ratio 1, ingestion against embedding alone, is measured)")
     parser.add_argument("--baseline-precision", choices=["float32", "bfloat16"], default="float32",
                         help="arithmetic of the embedder handed to LlamaIndex (default float32, as LlamaIndex has it)")
+    parser.add_argument("--workers", default="auto", metavar="N[,N...]",
+                        help="ingest_workers of our ingestion (auto, or processes reading and chunking files; 0: "
+                             "none); more values, comma-separated, time one more ingestion (cache off) each")
     args = parser.parse_args(argv)
+    workers = args.workers.split(",")
     if args.keep and args.keep.exists() and any(args.keep.iterdir()):
         parser.error(f"--keep {args.keep}: the folder must be new or empty (the run times a first ingestion)")
 
@@ -155,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(tempfile.mkdtemp(prefix="ingest_bench_"))
     figures: dict = {"files": len(files), "guides": len({f.relative_to(args.corpus).parts[0] for f in files}),
                      "model": embedder.description, "batch_size": embedder.batch_size,
-                     "precision": embedder.precision, "baseline_precision": baseline.precision}
+                     "precision": embedder.precision, "baseline_precision": baseline.precision,
+                     "workers": resolve_workers(workers[0], len(files))}
 
     def phase(name: str, **new) -> None:
         figures.update(new)
@@ -165,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         print(f"ingesting {len(files)} files from {figures['guides']} guides", file=sys.stderr)
-        indexer, report, ours_s = ours(root, "ours", args.corpus, files, cache=False, data_dir=args.keep)
+        indexer, report, ours_s = ours(root, "ours", args.corpus, files, cache=False, data_dir=args.keep,
+                                       workers=workers[0])
         phase("ours", chunks=report.chunks, files_indexed=report.files_indexed,
               files_failed=len(report.files_failed), seconds=round(ours_s, 2),
               chunks_per_second=round(report.chunks / ours_s, 1))
@@ -198,9 +208,16 @@ def main(argv: list[str] | None = None) -> int:
         _, embed_s = timed(lambda: embedder.embed(texts))
         phase("embedding alone", embed_only_seconds=round(embed_s, 2), ratio_to_embedding=round(ours_s / embed_s, 3))
 
+        for w in workers[1:]:  # the same ingestion with another number of worker processes
+            _, other, other_s = ours(root, f"workers_{w}", args.corpus, files, cache=False, workers=w)
+            assert other.chunks == report.chunks, (w, other.chunks, report.chunks)
+            runs = {**figures.get("workers_runs", {}), str(resolve_workers(w, len(files))): round(other_s, 2)}
+            phase(f"workers {w}", workers_runs=runs)
+
         if not args.no_cache_runs:
-            cached, _, cold_s = ours(root, "cache_cold", args.corpus, files, cache=True)
-            _, _, warm_s = ours(root, "cache_warm", args.corpus, files, cache=True, seed_cache=cached)
+            cached, _, cold_s = ours(root, "cache_cold", args.corpus, files, cache=True, workers=workers[0])
+            _, _, warm_s = ours(root, "cache_warm", args.corpus, files, cache=True, seed_cache=cached,
+                                workers=workers[0])
             phase("cache on", cache_cold_seconds=round(cold_s, 2), cache_warm_seconds=round(warm_s, 2))
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -212,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         ("files", figures["files"], ""),
         ("search chunks", figures["chunks"], f"{figures['chunks_per_second']} chunks/s; "
                                              + share(figures["tokens_embedded"], figures["tokens"])),
-        ("our ingestion (cache off)", f"{figures['seconds']} s", figures["precision"]),
+        ("our ingestion (cache off)", f"{figures['seconds']} s",
+         f"{figures['precision']}; {figures['workers']} worker processes reading and chunking"),
         ("embedding alone", f"{figures['embed_only_seconds']} s",
          f"ratio 1 = {figures['ratio_to_embedding']} ({figures['precision']})"),
     ]
@@ -226,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"ratio = {figures['ratio_to_llamaindex_fit']} ({figures['baseline_precision']}; "
                      f"{figures['llamaindex_fit_nodes']} nodes; "
                      + share(figures["llamaindex_fit_tokens_embedded"], figures["llamaindex_fit_tokens"]) + ")"))
+    for n, seconds in figures.get("workers_runs", {}).items():
+        rows.append((f"ours, {n} workers", f"{seconds} s", f"ratio 1 = {seconds / figures['embed_only_seconds']:.3f}"))
     rows.append(("re-sync, unchanged", f"{figures['resync_seconds']} s",
                  f"{figures['resync_ratio']:.2%} of first (target < 2%)"))
     if "cache_cold_seconds" in figures:

@@ -24,17 +24,11 @@ from llama_index.core.schema import TextNode
 
 from assistant.backends.embedder import Embedder
 from assistant.library.catalogue import Library
-from assistant.library.chunking import (
-    DualChunkParser,
-    embed_text,
-    search_chunk_id,
-    section_documents,
-)
-from assistant.library.documents import ReadFailure, SkipFile, give_back_memory
+from assistant.library.chunking import DualChunkParser, embed_text, search_chunk_id
 from assistant.library.embed_cache import EmbeddingCache
 from assistant.library.fields import heading_text
 from assistant.library.manifest import ContextRow, Manifest
-from assistant.library.readers import read_document
+from assistant.library.parse_pool import parse_files, resolve_workers, tokenizer_file
 from assistant.library.recipe import index_recipe
 from assistant.library.scan import scan_release
 from assistant.library.store import ReleaseStore
@@ -308,7 +302,7 @@ class Indexer:
                                                         for rel, r in current.items()])
             store.drop()
         total_bytes = sum(t[3] for t in todo) or 1
-        done_bytes = 0
+        done_bytes = handled = 0
         chunks_done = 0
         jobs: queue.Queue = queue.Queue(maxsize=2)
         errors: list[BaseException] = []
@@ -339,42 +333,37 @@ class Indexer:
             if errors:
                 raise errors[0]
 
+        workers = resolve_workers(self.settings.ingest_workers, len(todo))
+        outcomes = parse_files([(t[0], t[1], t[3]) for t in todo], product, release, lambda: self.parser, workers,
+                               tokenizer_file(self.embedder.path), cancel)
         try:
-            for i, (rel, path, digest, size, mtime_ns) in enumerate(todo):
+            for i, ((rel, path, digest, size, mtime_ns), out) in enumerate(zip(todo, outcomes)):
                 if cancel is not None and cancel.is_set():
-                    report.cancelled = True
                     break
                 old_n = rows[rel].n_chunks if rel in rows else 0
-                if i and todo[i - 1][3] > 1 << 20:  # what reading a large file freed goes back before the next
-                    give_back_memory()
-                try:
-                    parsed = read_document(path)
-                    docs = section_documents(parsed, product=product, release=release, path=rel)
-                    nodes = self.parser.get_nodes_from_documents(docs)
-                    n_search = sum(n.metadata["kind"] == "search" for n in nodes)
-                    if n_search > MAX_FILE_CHUNKS:
-                        raise ReadFailure(f"too much text: {n_search:,} search chunks, more than the "
-                                          f"{MAX_FILE_CHUNKS:,} indexed per file (split it)")
-                except ReadFailure as exc:
-                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, str(exc), "failed"))
-                    report.files_failed.append({"path": rel, "error": str(exc)})
-                except SkipFile as exc:  # e.g. a page of front matter only: its title and description are kept
-                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, str(exc), "skipped",
-                                       getattr(exc, "title", None) or None, getattr(exc, "description", None) or None))
-                    report.files_skipped.append({"path": rel, "reason": str(exc)})
+                n_search = sum(n.metadata["kind"] == "search" for n in out[3]) if out[0] == "indexed" else 0
+                if n_search > MAX_FILE_CHUNKS:
+                    out = ("failed", f"too much text: {n_search:,} search chunks, more than the "
+                           f"{MAX_FILE_CHUNKS:,} indexed per file (split it)", None, None)
+                if out[0] == "failed":
+                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, out[1], "failed"))
+                    report.files_failed.append({"path": rel, "error": out[1]})
+                elif out[0] == "skipped":  # e.g. a page of front matter only: its title and description are kept
+                    jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, out[1], "skipped", out[2], out[3]))
+                    report.files_skipped.append({"path": rel, "reason": out[1]})
                 else:
-                    search = [n for n in nodes if n.metadata["kind"] == "search"]
-                    contexts = [n for n in nodes if n.metadata["kind"] == "context"]
-                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts, parsed.encoding,
-                                         parsed.title))
+                    search = [n for n in out[3] if n.metadata["kind"] == "search"]
+                    contexts = [n for n in out[3] if n.metadata["kind"] == "context"]
+                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts, out[1], out[2]))
                     report.files_indexed += 1
                     if sum(len(p.search) for p in batch) >= BATCH_CHUNKS:
                         flush()
-                done_bytes += size
+                done_bytes, handled = done_bytes + size, handled + 1
                 if progress is not None:
                     elapsed = time.perf_counter() - t0
                     eta = elapsed / done_bytes * (total_bytes - done_bytes) if done_bytes else None
                     progress(Progress(product, release, i + 1, len(todo), rel, chunks_done + sum(len(p.search) for p in batch), eta, elapsed))
+            report.cancelled = cancel is not None and cancel.is_set() and handled < len(todo)
             flush()
         finally:
             jobs.put(None)
