@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -156,28 +157,35 @@ class Embedder:
         return vecs.astype(np.float32)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
-        # The tokenizer holds ~170 bytes per input character until a call returns (measured: +1.3 GB for one 8 MB
-        # paragraph; issue 6), so calls get at most ~200k characters: short texts batched, a long one in slices cut
-        # at whitespace (its count is then approximate, which is harmless: a text that long is split anyway).
-        pieces: list[tuple[int, str]] = [(i, piece) for i, text in enumerate(texts) for piece in _slices(text, 100_000)]
-        counts = [0] * len(texts)
-        start = 0
-        while start < len(pieces):
-            end, size = start + 1, len(pieces[start][1])
-            while end < len(pieces) and end - start < 1024 and size + len(pieces[end][1]) <= 200_000:
-                size += len(pieces[end][1])
-                end += 1
+        def lengths(batch: list[str]) -> list[int]:
             # Under the embedding lock: a fast tokenizer keeps its truncation and padding settings in shared state,
             # which encode() sets and this call clears. A question embedded while a sync chunked failed, measured,
             # with "Unable to create tensor, you should probably activate truncation and/or padding".
             with self._lock:
-                enc = self.tokenizer([piece for _, piece in pieces[start:end]], add_special_tokens=False,
-                                     truncation=False, return_attention_mask=False,
+                ids = self.tokenizer(batch, add_special_tokens=False, truncation=False, return_attention_mask=False,
                                      return_token_type_ids=False)["input_ids"]
-            for (owner, _), ids in zip(pieces[start:end], enc):
-                counts[owner] += len(ids)
-            start = end
-        return counts
+            return [len(x) for x in ids]
+
+        return count_in_batches(texts, lengths)
+
+
+def count_in_batches(texts: list[str], lengths: Callable[[list[str]], list[int]]) -> list[int]:
+    """Word pieces per text, `lengths` counting one batch. The tokenizer holds ~170 bytes per input character until
+    a call returns (measured: +1.3 GB for one 8 MB paragraph; issue 6), so calls get at most ~200k characters: short
+    texts batched, a long one in slices cut at whitespace (its count is then approximate, which is harmless: a text
+    that long is split anyway). Shared by the embedder and the ingestion workers' counter, which must agree."""
+    pieces: list[tuple[int, str]] = [(i, piece) for i, text in enumerate(texts) for piece in _slices(text, 100_000)]
+    counts = [0] * len(texts)
+    start = 0
+    while start < len(pieces):
+        end, size = start + 1, len(pieces[start][1])
+        while end < len(pieces) and end - start < 1024 and size + len(pieces[end][1]) <= 200_000:
+            size += len(pieces[end][1])
+            end += 1
+        for (owner, _), n in zip(pieces[start:end], lengths([piece for _, piece in pieces[start:end]])):
+            counts[owner] += n
+        start = end
+    return counts
 
 
 def _slices(text: str, size: int) -> list[str]:

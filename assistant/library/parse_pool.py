@@ -55,21 +55,10 @@ class TokenCounter:
         self.tokenizer.no_padding()
 
     def __call__(self, texts: list[str]) -> list[int]:
-        from assistant.backends.embedder import _slices
+        from assistant.backends.embedder import count_in_batches
 
-        pieces = [(i, piece) for i, text in enumerate(texts) for piece in _slices(text, 100_000)]
-        counts = [0] * len(texts)
-        start = 0
-        while start < len(pieces):  # calls of at most ~200k characters, as the embedder's (issue 6)
-            end, size = start + 1, len(pieces[start][1])
-            while end < len(pieces) and end - start < 1024 and size + len(pieces[end][1]) <= 200_000:
-                size += len(pieces[end][1])
-                end += 1
-            encs = self.tokenizer.encode_batch([p for _, p in pieces[start:end]], add_special_tokens=False)
-            for (owner, _), enc in zip(pieces[start:end], encs):
-                counts[owner] += len(enc.ids)
-            start = end
-        return counts
+        return count_in_batches(texts, lambda batch: [len(e.ids) for e in
+                                                      self.tokenizer.encode_batch(batch, add_special_tokens=False)])
 
 
 def parse_file(parser: DualChunkParser, path: Path, product: str, release: str, rel: str) -> tuple:
