@@ -97,9 +97,9 @@ def test_stages_sources_streamed_text_and_stop_keep_the_partial_answer(app_env, 
     gate.set()  # the next token arrives, finds the stop, and ends the stream
     finish_answer(at)
     assert not at.exception, at.exception
-    answer = _markdown(at)
-    assert "Save a snapshot with etcdctl snapshot save [1]." in answer and LATER not in answer
-    assert "**[1]** etcd v3\\.5 · " in answer, "the sources stay"
+    shown = _markdown(at)
+    assert "Save a snapshot with etcdctl snapshot save [1]." in shown and LATER not in shown
+    assert "**[1]** etcd v3\\.5 · " in shown, "the sources stay"
     assert any("Stopped by you" in i.value for i in at.info)
     assert not [b for b in at.button if b.label == "Stop"] and not at.status
     assert "first token after" in _captions(at) and "sources after" in _captions(at)

@@ -35,6 +35,12 @@ def _load_llm(settings: Settings, search_only: bool):
     return choice.model, choice.notice, choice.extractive
 
 
+def _to_stderr(piece: str) -> None:
+    """Streams the answer to stderr token by token; the sources and the rest print to stdout at the end."""
+    sys.stderr.write(piece)
+    sys.stderr.flush()
+
+
 def _print_human(res) -> None:
     print(f"intent: {res.intent.get('label')} ({res.intent.get('confidence', 0):.2f})")
     chosen = PRODUCT_SOURCE_TEXT.get(res.product_source, "")
@@ -80,13 +86,10 @@ def cmd_ask(args, settings: Settings) -> int:
             print(json.dumps(out), flush=True)
         return 0
     history = json.loads(Path(args.history).read_text(encoding="utf-8")) if args.history else None
-    stream = None
-    if not args.json and llm is not None:
+    streaming = not args.json and llm is not None
+    if streaming:
         print(f"({notice})", file=sys.stderr)
-
-        def stream(piece: str) -> None:
-            sys.stderr.write(piece)
-            sys.stderr.flush()
+    stream = _to_stderr if streaming else None
     res = pipeline.ask(args.question, history=history, product=args.product, release=args.release, preset=preset,
                        search_only=args.search_only, on_token=stream, extractive=extractive)
     if args.json:
