@@ -24,7 +24,9 @@ __all__ = ["asks_limit", "for_question", "guide_folders", "guides_named", "limit
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|upper\s+limit|lower\s+limit|limits?|quotas?|at\s+most|at\s+least"
     r"|how\s+(?:many|much|long|big|large)|largest|longest|biggest|smallest|shortest"
-    r"|cap(?:ped)?|ceiling|more\s+than\s+(?:one|\d+))\b", re.IGNORECASE)
+    r"|cap(?:ped)?|ceiling|more\s+than\s+(?:one|\d+)"
+    # A total or a per-account figure is a quota too: "the storage for all DB instances", "total attachments".
+    r"|totals?|for\s+all|per\s+(?:account|region))\b", re.IGNORECASE)
 # A file that lists limits: "limit(s)" or "quota(s)" as a whole word of its name ("using-spot-limits",
 # "CHAP_Limits", "transit-gateway-quotas"); not "unlimited-mode", "KnownIssuesAndLimitations".
 _PAGE = re.compile(r"(?:^|[-_.\s])(?:limits?|quotas?)(?:$|[-_.\s])", re.IGNORECASE)
