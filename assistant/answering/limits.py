@@ -16,15 +16,17 @@ findings?": GuardDuty's list, not CodePipeline's or CloudTrail's), a guide being
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
-__all__ = ["asks_limit", "for_question", "limit_pages"]
+__all__ = ["asks_limit", "for_question", "guide_folders", "guides_named", "limit_pages"]
 
 # A limit asked in words: a superlative of size, count or time, "how many/much/long/big", or the words themselves.
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|upper\s+limit|lower\s+limit|limits?|quotas?|at\s+most|at\s+least"
     r"|how\s+(?:many|much|long|big|large)|largest|longest|biggest|smallest|shortest"
-    r"|cap(?:ped)?|ceiling|more\s+than\s+(?:one|\d+))\b", re.IGNORECASE)
+    r"|cap(?:ped)?|ceiling|more\s+than\s+(?:one|\d+)"
+    # A total or a per-account figure is a quota too: "the storage for all DB instances", "total attachments".
+    r"|totals?|for\s+all|per\s+(?:account|region))\b", re.IGNORECASE)
 # A file that lists limits: "limit(s)" or "quota(s)" as a whole word of its name ("using-spot-limits",
 # "CHAP_Limits", "transit-gateway-quotas"); not "unlimited-mode", "KnownIssuesAndLimitations".
 _PAGE = re.compile(r"(?:^|[-_.\s])(?:limits?|quotas?)(?:$|[-_.\s])", re.IGNORECASE)
@@ -70,3 +72,29 @@ def for_question(pages: list[str], question: str) -> list[str]:
     said = {_fold(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1))}
     named = [p for p in pages if "/" in p and guide_names(p.split("/", 1)[0]) & said]
     return named or pages
+
+
+
+def guide_folders(paths: Iterable[str]) -> list[str]:
+    """The top folders among `paths` named like a guide ("aws-iotanalytics-developer-guide")."""
+    return sorted({p.split("/", 1)[0] for p in paths if "/" in p and _GUIDE.match(p.split("/", 1)[0])})
+
+
+# A word as written: a name inside an identifier (`ec2_sd_configs`, `lambda.timeout`) names no guide.
+_PLAIN_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z0-9]+(?![\w\-/]|\.\w)")
+
+
+def guides_named(folders: Iterable[str], question: str, common: Container[str] = ()) -> list[str]:
+    """The guides among `folders` that `question` names in plain words as a product: the service's words together
+    ("IoT Analytics", "GuardDuty", "Transit Gateway") or its first word ("ELB"), never an everyday word alone
+    (`common`: "lambda", "forecast", etcd's "dev-guide"), which names a thing as often as the service."""
+    words = [w.lower() for w in _PLAIN_WORD.findall(question)]
+    said = {_fold(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1))}
+    out = []
+    for folder in folders:
+        m = _GUIDE.match(folder)
+        service = _WORD.findall(m["name"].lower()) if m else []
+        names = {_fold(service)} | ({_fold(service[:1])} if len(service) > 1 and len(service[0]) >= 3 else set())
+        if any(n in said and n not in common for n in names if n):
+            out.append(folder)
+    return out

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.answering.knowledge import identifiers, plain_words
+from assistant.answering.limits import guides_named
 from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, RetrievalParams
 
 __all__ = ["Evidence", "choose", "gather", "owned", "sole_owner"]
@@ -44,6 +45,7 @@ class Evidence:
     share: float  # the product's share of the top fused candidates
     bm25_hits: int  # candidates of the product that BM25 found
     agreed: float | None = None  # the best cosine among candidates that dense and BM25 search both found
+    guides: tuple[str, ...] = ()  # the release's guide folders (limits.guide_folders): a question may name one
 
     def reaches(self, floor: float) -> bool:
         """About the question: a passage both searches found reaches the floor, or one found by embedding alone
@@ -84,7 +86,8 @@ def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbeddin
     top = sum(votes.values()) or 1
     out = [
         Evidence(ix.product, ix.release, best.get(ix.product, 0.0), votes.get(ix.product, 0) / top,
-                 lexical.get(ix.product, 0), agreed.get(ix.product, 0.0) if ix.product in best else None)
+                 lexical.get(ix.product, 0), agreed.get(ix.product, 0.0) if ix.product in best else None,
+                 tuple(ix.guides))
         for ix in indexes
     ]
     return sorted(out, key=lambda e: -e.score)
@@ -114,7 +117,15 @@ def owned(evidence: list[Evidence], question: str, timeline, common_words) -> li
     """A question naming no product is answered from the product whose documents alone hold its identifiers and rare
     words (`--auto-gomemlimit.ratio`, "OTLP": Prometheus), when there is one: dense search can find a closer passage
     in another product's text on the same subject, which never names them (README: "Ranking (issue 15)"). Every
-    product is still searched and shown; the floor still applies to the owner."""
+    product is still searched and shown; the floor still applies to the owner.
+
+    A product one of whose guides the question names ("... in IoT Analytics?": `aws-iotanalytics-developer-guide`)
+    owns it first: the guide's name is no indexed word ("iot" is too short to count, "analytics" an everyday word),
+    and a closer passage of another product sharing the question's words ("refresh interval": Prometheus's
+    `refresh_interval`) would win by cosine."""
+    naming = {e.product for e in evidence if guides_named(e.guides, question, common_words)}
+    if len(naming) == 1:
+        return [e for e in evidence if e.product in naming]
     terms = identifiers(question)
     terms += plain_words(question, {p.lower() for t in terms for p in t.split()}, common_words)
     # Only whether one product alone holds them matters: the lookup stops at a second product (`sole_owner` over

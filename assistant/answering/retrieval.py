@@ -20,13 +20,19 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from assistant.answering.limits import asks_limit, for_question, limit_pages
+from assistant.answering.limits import asks_limit, for_question, guide_folders, limit_pages
 from assistant.answering.fusion import margin_filter, mmr, spread_files, weighted_average
 from assistant.library.fields import query_identifiers
 from assistant.library.manifest import Manifest
 from assistant.library.store import Hit, ReleaseStore, SearchSpec
 
 log = logging.getLogger(__name__)
+
+# A limits page found only by being searched on its own is off-topic when its best chunk's cosine is this far under
+# the best candidate's: "how long are --auto-tls certs valid" (etcd's limit.md 0.40, the security guide 0.73), "launch
+# template versions limit" (0.33 / 0.69). Limits golds sit closer: at most 0.27 under (BatchWriteItem's requests,
+# 0.46 / 0.73; README: "Ranking", AWS round 3).
+LIMIT_GATE = 0.28
 
 
 @dataclass
@@ -51,6 +57,7 @@ class RetrievalParams:
     distinct_files: int = 0  # the first n contexts come from n different files where the candidates allow
     limit_k: int = 0  # a limit question also searches the release's limits pages (limits.py): their n best, fused
     limit_votes: int = 2  # ... dense and BM25, each list fused this many times (README: "AWS ranking")
+    limit_gate: float = LIMIT_GATE  # ... kept only when their best chunk's cosine is this close to the best passage's
 
 
 @dataclass
@@ -64,6 +71,7 @@ class ReleaseIndex:
     model_tag: str | None = None  # the current embedding model (ingest.embedding_model_tag); None: recipes unchecked
     _dense_ok: tuple[str, bool] | None = field(default=None, repr=False)
     _limit_pages: tuple[str, list[str]] | None = field(default=None, repr=False)
+    _guides: tuple[str, list[str]] | None = field(default=None, repr=False)
 
     @property
     def dense_ok(self) -> bool:
@@ -91,6 +99,14 @@ class ReleaseIndex:
         if self._limit_pages is None or self._limit_pages[0] != gen:
             self._limit_pages = (gen, limit_pages(self.manifest.files(self.product, self.release)))
         return self._limit_pages[1]
+
+    @property
+    def guides(self) -> list[str]:
+        """The release's top folders named like a guide (limits.guide_folders), listed once per manifest generation."""
+        gen = str(self.manifest.generation(self.product, self.release))
+        if self._guides is None or self._guides[0] != gen:
+            self._guides = (gen, guide_folders(self.manifest.files(self.product, self.release)))
+        return self._guides[1]
 
     @property
     def lexicon(self) -> "Lexicon":
@@ -146,6 +162,7 @@ class HybridRetriever(BaseRetriever):
         first = queries[0] if queries else (dense_queries[0] if dense_queries else "")
         idents = list(dict.fromkeys(t for q in queries[:1] + dense_queries[:1] for t in query_identifiers(q)))
         limit = p.limit_k > 0 and asks_limit(first)
+        searched_pages: set[tuple[str, str, str]] = set()
         for index in self.indexes:
             dense_ok = p.use_dense and index.dense_ok
             if p.use_dense and not dense_ok:
@@ -155,6 +172,7 @@ class HybridRetriever(BaseRetriever):
                               identifiers=idents, ident_k=p.ident_k,
                               pages=for_question(index.limit_pages, first) if limit else [], pages_k=p.limit_k,
                               pages_votes=p.limit_votes)
+            searched_pages.update((index.product, index.release, path) for path in spec.pages)
             ranked, dense_lists, lexical_lists = index.store.hybrid(spec)
             for hit in ranked:
                 nodes.setdefault(hit.chunk_id, hit.node)
@@ -180,6 +198,8 @@ class HybridRetriever(BaseRetriever):
 
         qvec = vectors[0] if vectors else None
         self._fill_dense(nodes, qvec, fused)
+        if searched_pages:
+            fused = _gate_pages(fused, nodes, searched_pages, p.limit_gate)
         ranked_keys = sorted(fused, key=lambda key: -fused[key])
         out = []
         for key in ranked_keys:
@@ -226,6 +246,25 @@ def _collect(hits: list[Hit], nodes: dict[str, TextNode], kind: str) -> dict[str
             node.metadata[kind] = max(node.metadata.get(kind, float("-inf")), h.score)
         scores[h.chunk_id] = h.score
     return scores
+
+
+def _gate_pages(fused: dict[str, float], nodes: dict[str, TextNode], pages: set[tuple[str, str, str]],
+                gate: float) -> dict[str, float]:
+    """Drop the chunks of the limits pages searched on their own when the best of them is not about the question: its
+    cosine more than `gate` under the best candidate's. The pages' lists only ever add to their own chunks' scores,
+    so the rest keep the order they would have had without them."""
+    def cos(key: str) -> float | None:
+        return nodes[key].metadata.get("dense")
+
+    def of_pages(key: str) -> bool:
+        md = nodes[key].metadata
+        return (md.get("product"), md.get("release"), md.get("path")) in pages
+
+    cosines = [c for c in map(cos, fused) if c is not None]
+    on_pages = [c for key in fused if of_pages(key) and (c := cos(key)) is not None]
+    if not cosines or not on_pages or max(on_pages) >= max(cosines) - gate:
+        return fused
+    return {key: score for key, score in fused.items() if not of_pages(key)}
 
 
 def _max_merge(score_lists: list[dict[str, float]]) -> dict[str, float]:
