@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.answering.timeline_cues import cue_kind, either_kind, listing
-from assistant.answering.timeline_evidence import evidence_kind, names_release, unasked_words
+from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
 
 
 @pytest.mark.parametrize("question, named, kind", [
@@ -196,7 +196,10 @@ def test_unasked_words_are_what_else_the_question_asks_of_the_term():
                          {"prometheus"}) == ["need"]
     assert unasked_words("the use-uncached-io feature - is it still there in prom 3.5.0?", "use-uncached-io",
                          {"prometheus", "prom"}) == []
-    assert names_release("X in 2.53?") and not names_release("how do I set X?")
+    # Read before routing: only a question naming a version and asking nothing else goes on to the timeline.
+    assert may_decide("X in 2.53?") and may_decide("X default, 2.45 and 3.5?")
+    assert not may_decide("is X there?") and not may_decide("how do I set X in 2.53?")
+    assert not may_decide("X default in 2.53?") and not may_decide("v2.53 X")
 
 
 def test_a_name_s_parts_are_no_symptom_or_how_to():

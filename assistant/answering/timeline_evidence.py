@@ -23,7 +23,7 @@ import re
 
 from assistant.answering.timeline_words import STOP, stem, words_of
 
-__all__ = ["evidence_kind", "names_release", "unasked_words"]
+__all__ = ["evidence_kind", "may_decide", "unasked_words"]
 
 # A how-to, an explanation, a symptom: search answers these, whatever the timeline holds.
 _HOW_WHY = re.compile(r"\b(?:how|why|where|who)\b|\bwhat\s+(?:is|are|was|does|do|did|means?)\b|\bwhat'?s\s+(?!new\b|"
@@ -51,10 +51,17 @@ _QUESTION = re.compile(r"\?\s*$|(?:^|[,:;\-–—]\s*)(?:is|are|was|were|does|do
 _ASKING = {"would", "will", "should", "present", "too", "also", "really", "yet", "okay", "knob", "knobs"}
 
 
-def names_release(question: str) -> bool:
-    """A version said in the question (cheap, before routing): only then can the evidence make it a timeline
-    question."""
-    return bool(_RELEASE.search(question))
+def may_decide(question: str) -> bool:
+    """Whether the evidence could make a timeline question of this one, read before routing and the timeline (cheap):
+    it names a version and asks no how, why, what-is, which-noun or symptom, as a question, not a fragment."""
+    versions = len(_RELEASE.findall(question))
+    return versions > 0 and _asks_only_of_the_term(question) and (versions > 1 or not _VALUE.search(question))
+
+
+def _asks_only_of_the_term(question: str) -> bool:
+    words = _CODE.sub(" ", question)  # "--experimental-warning-x" names no symptom
+    return not (_HOW_WHY.search(words) or _SYMPTOM.search(words) or _ASKS_FOR.search(question)) \
+        and bool(_QUESTION.search(question))
 
 
 def unasked_words(question: str, term: str, product_words: set[str]) -> list[str]:
@@ -73,9 +80,7 @@ def evidence_kind(question: str, named: int, documented: list[str], held: list[s
 
     One release: whether it has the term, when the releases differ on it. Two: how the term compares between them,
     its value when one is asked."""
-    words = _CODE.sub(" ", question)  # "--experimental-warning-x" names no symptom
-    if _HOW_WHY.search(words) or _SYMPTOM.search(words) or _ASKS_FOR.search(question) \
-            or not _QUESTION.search(question):
+    if not _asks_only_of_the_term(question):
         return None
     if named == 1:
         if not documented or set(documented) == set(held) or _VALUE.search(question):

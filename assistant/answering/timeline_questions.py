@@ -16,7 +16,7 @@ from typing import Literal
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
 from assistant.answering.timeline_cues import asks_same, cue_kind, either_kind, listing
-from assistant.answering.timeline_evidence import evidence_kind, names_release, unasked_words
+from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
 from assistant.answering.timeline_words import STOP, find_term, heading_match, stated_release
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
@@ -168,7 +168,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     if len(question) > 300 or not catalogue:
         return None
     # Cheap first: a question no term could make a timeline question is never looked up in the timeline.
-    if all(_kind(question, True, n) is None for n in (0, 1, 2)) and not names_release(question):
+    if all(_kind(question, True, n) is None for n in (0, 1, 2)) and not may_decide(question):
         return None
     routing = detect(question, catalogue, pinned_product=pinned_product)
     first_product = routing.product
