@@ -26,8 +26,9 @@ from assistant.answering.timeline_words import STOP, stem, words_of
 __all__ = ["evidence_kind", "may_decide", "unasked_words"]
 
 # A how-to, an explanation, a symptom: search answers these, whatever the timeline holds.
+# "What's new / different / the story with X" asks about the term itself.
 _HOW_WHY = re.compile(r"\b(?:how|why|where|who)\b|\bwhat\s+(?:is|are|was|does|do|did|means?)\b|\bwhat'?s\s+(?!new\b|"
-                      r"different\b|the\s+story\b)|\bwhat'?s\s+(?:the\s+)?(?:point|use|purpose|meaning)\b|"
+                      r"different\b|(?:the\s+)?(?:story|deal|situation|status)\b)|"
                       r"\b(?:configur\w*|set\s*up|setting\s+up|explain\w*|examples?|tutorial|steps?|install\w*|"
                       r"troubleshoot\w*|debug\w*|meaning|purpose|recommend\w*|best\s+practices?|tune|tuning)\b",
                       re.IGNORECASE)
