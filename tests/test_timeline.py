@@ -480,6 +480,12 @@ def test_whether_a_release_has_a_term_is_decided_by_the_timeline_not_by_the_verb
     assert a.other_releases == ["v3.6"] and a.cited[0].release == "v3.6"
     a = ask(library, "etcd", "etcd 3.6 - any --peer-client-cert-file knob?")
     assert a.kind == "in_release" and a.answer.startswith("Yes") and a.cited[0].release == "v3.6"
+    # A word written as code is a name ("limitk", v3.5.0 only); words the term's own lines say describe it ("scrape",
+    # under `<scrape_config>`) and ask nothing more, so a "yes" answers.
+    a = ask(library, "prometheus", "limitk: would prometheus 2.45 know it?")
+    assert a.kind == "in_release" and a.answer.startswith("No") and a.other_releases == ["v3.5.0"]
+    a = ask(library, "prometheus", "prom 2.53.0 - any track_timestamps_staleness scrape knob?")
+    assert a.kind == "in_release" and a.answer.startswith("Yes") and a.cited[0].release == "v2.53.0"
     # Two releases, no change word: what changed about it (its deprecation in the v3.6 notes, the new name).
     a = ask(library, "etcd", "--experimental-warning-unary-request-duration across etcd 3.5 and 3.6?")
     assert a.kind == "changed_between" and "--warning-unary-request-duration" in a.answer

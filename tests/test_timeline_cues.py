@@ -195,7 +195,7 @@ def test_unasked_words_are_what_else_the_question_asks_of_the_term():
     assert unasked_words("does sort_by_label need a feature flag in Prometheus 3.5?", "sort_by_label",
                          {"prometheus"}) == ["need"]
     assert unasked_words("the use-uncached-io feature - is it still there in prom 3.5.0?", "use-uncached-io",
-                         {"prometheus", "prom"}) == []
+                         {"prometheus"}) == []  # "prom" is the product's name shortened
     # Read before routing: only a question naming a version and asking nothing else goes on to the timeline.
     assert may_decide("X in 2.53?") and may_decide("X default, 2.45 and 3.5?")
     assert not may_decide("is X there?") and not may_decide("how do I set X in 2.53?")
@@ -206,3 +206,13 @@ def test_a_name_s_parts_are_no_symptom_or_how_to():
     assert evidence_kind("--experimental-warning-unary-request-duration in etcd 3.5 and in 3.6?", 2, ETCD, ETCD) \
         == "changed_between"
     assert evidence_kind("does 3.5 warn about --x?", 1, ["v3.6"], ETCD, "v3.5", []) is None
+
+
+def test_words_of_the_term_s_own_passage_ask_nothing_more():
+    # "scrape" and "setting" describe the term where the release documents it; "need" asks something else.
+    lines = ["<scrape_config>\n# Whether to keep dropped targets: keep_dropped_targets: <int> | default = 0"]
+    assert unasked_words("does 2.53 support the keep_dropped_targets scrape setting?", "keep_dropped_targets",
+                         {"prometheus"}, lines) == []
+    assert unasked_words("does 2.53 support the keep_dropped_targets scrape setting?", "keep_dropped_targets",
+                         {"prometheus"}) == ["scrape"]
+    assert evidence_kind("v3.4: can I set X on listeners?", 1, ["v3.5"], ETCD, "v3.4", []) is None  # a how-to

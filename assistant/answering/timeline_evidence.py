@@ -28,16 +28,18 @@ __all__ = ["evidence_kind", "may_decide", "unasked_words"]
 # A how-to, an explanation, a symptom: search answers these, whatever the timeline holds.
 # "What's new / different / the story with X" asks about the term itself.
 _HOW_WHY = re.compile(r"\b(?:how|why|where|who)\b|\bwhat\s+(?:is|are|was|does|do|did|means?)\b|\bwhat'?s\s+(?!new\b|"
-                      r"different\b|(?:the\s+)?(?:story|deal|situation|status)\b)|"
+                      r"different\b|(?:the\s+)?(?:story|deal|situation|status)\b)|\bcan\s+(?:i|we|you)\s+(?:set|change|"
+                      r"adjust|tune)\b|"
                       r"\b(?:configur\w*|set\s*up|setting\s+up|explain\w*|examples?|tutorial|steps?|install\w*|"
                       r"troubleshoot\w*|debug\w*|meaning|purpose|recommend\w*|best\s+practices?|tune|tuning)\b",
                       re.IGNORECASE)
 _SYMPTOM = re.compile(r"\b(?:errors?|fail\w*|crash\w*|panic\w*|warn(?:s|ing)?|broken|stuck|slow|hang\w*|timed?\s+out|"
                       r"refus\w*|reject\w*|denied|invalid|unknown|cannot|can'?t|won'?t|doesn'?t|isn'?t\s+working)\b",
                       re.IGNORECASE)
-# "Which flag ...", "what tool ...": another thing asked for, not the term's place in the releases. "What about X",
-# "what's new", "what changed", "what's different", "what's the story" ask about the term itself.
-_ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?!(?:about|changed|happened|became|new|different)\b)[\w\-]", re.IGNORECASE)
+# "Which flag ...", "what tool ...", "what happened to X in 2.45" (its fate, timeline_questions._FATE decides): another
+# thing asked for, not the term's place in the releases. "What about X", "what's new", "what changed", "what's
+# different", "what's the story" ask about the term itself.
+_ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?!(?:about|changed|new|different)\b)[\w\-]", re.IGNORECASE)
 # A value asked: compare the term's value (value_changes.did_change), not its sections.
 _VALUE = re.compile(r"\b(?:defaults?|values?|limits?|sizes?|set\s+to|equals?)\b", re.IGNORECASE)
 _RELEASE = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
@@ -65,12 +67,16 @@ def _asks_only_of_the_term(question: str) -> bool:
         and bool(_QUESTION.search(question))
 
 
-def unasked_words(question: str, term: str, product_words: set[str]) -> list[str]:
-    """The question's content words that are not the term's parts, the product, a release or words of asking: what
-    else it asks of the term ("does sort_by_label need a feature flag in 3.5?": `need`)."""
+def unasked_words(question: str, term: str, product_words: set[str], passages: list[str] = ()) -> list[str]:
+    """The question's content words that are not the term's parts, the product, a release, words of asking or words
+    of the term's own lines and headings in the release asked about, the passage a "yes" cites (`passages`: "the
+    keep_dropped_targets scrape setting" is under `<scrape_config>`); a release lacking the term has none:
+    what else it asks of the term ("does sort_by_label need a feature flag in 3.5?": `need`)."""
     parts = {stem(p) for p in words_of(term)}
-    known = {stem(w) for w in STOP | _ASKING | product_words}
-    return [w for w in words_of(_VERSION.sub(" ", question)) if len(w) >= 3 and stem(w) not in parts | known]
+    known = {stem(w) for w in STOP | _ASKING | product_words} | {stem(w) for t in passages for w in words_of(t.lower())}
+    short = tuple(p.lower() for p in product_words)  # "prom" for prometheus, as routing reads it
+    return [w for w in words_of(_VERSION.sub(" ", question)) if len(w) >= 3 and stem(w) not in parts | known
+            and not (len(w) >= 4 and any(p.startswith(w.lower()) for p in short))]
 
 
 def evidence_kind(question: str, named: int, documented: list[str], held: list[str], asked: str | None = None,

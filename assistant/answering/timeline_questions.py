@@ -17,7 +17,7 @@ from assistant.answering import citations as cite
 from assistant.answering.routing import detect
 from assistant.answering.timeline_cues import asks_same, cue_kind, either_kind, listing
 from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
-from assistant.answering.timeline_words import STOP, find_term, heading_match, stated_release
+from assistant.answering.timeline_words import STOP, code_word, find_term, heading_match, stated_release
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
 from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
@@ -195,10 +195,13 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
                                    or term.lower() not in said)
     kind = _kind(question, term is not None, len(named), a_name)
-    if kind is None and a_name and named:  # no phrasing decided: the timeline's evidence does (timeline_evidence)
+    if kind is None and named and term is not None and (a_name or code_word([term], timeline, [product])):
+        # No phrasing decided: the timeline's evidence does (timeline_evidence); "limitk" written as code is a name.
         r = _Reader(timeline, TimelineQuestion("in_release", product, term, named, timeline.releases(product)))
         kind = evidence_kind(question, len(named), r.releases(live=True) or r.releases(), timeline.releases(product),
-                             named[0], unasked_words(question, term, product_words))
+                             named[0], unasked_words(question, term, product_words,
+                                                     [o.heading + "\n" + "\n".join(r.lines(o)) for o in r.occ
+                                                      if o.release == named[0]][:40]))
     if kind is None and len(named) == 1 and term is not None and is_identifier(term) and _FATE.search(question) \
             and _fate_of(question, term, product_words) and not _DOC.search(question):
         # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
