@@ -196,6 +196,8 @@ def test_unasked_words_are_what_else_the_question_asks_of_the_term():
                          {"prometheus"}) == ["need"]
     assert unasked_words("the use-uncached-io feature - is it still there in prom 3.5.0?", "use-uncached-io",
                          {"prometheus"}) == []  # "prom" is the product's name shortened
+    # The user's own system and words of asking ask nothing of the term.
+    assert unasked_words("would my etcd 3.5 cluster take --x, yes or no?", "--x", {"etcd"}) == ["take"]
     # Read before routing: only a question naming a version and asking nothing else goes on to the timeline.
     assert may_decide("X in 2.53?") and may_decide("X default, 2.45 and 3.5?")
     assert not may_decide("is X there?") and not may_decide("how do I set X in 2.53?")

@@ -51,7 +51,8 @@ _VERSION = re.compile(r"\bv?\d+(?:\.\d+)*\b")
 _QUESTION = re.compile(r"\?\s*$|(?:^|[,:;\-–—]\s*)(?:is|are|was|were|does|do|did|can|could|has|have|would|will)\b",
                        re.IGNORECASE)
 # Words of asking (beside timeline_words.STOP) that ask nothing of the term.
-_ASKING = {"would", "will", "should", "present", "too", "also", "really", "yet", "okay", "knob", "knobs"}
+_ASKING = {"would", "will", "should", "present", "too", "also", "really", "yet", "okay", "knob", "knobs", "yes", "right",
+           "correct", "true"}
 
 
 def may_decide(question: str) -> bool:
@@ -75,8 +76,16 @@ def unasked_words(question: str, term: str, product_words: set[str], passages: l
     parts = {stem(p) for p in words_of(term)}
     known = {stem(w) for w in STOP | _ASKING | product_words} | {stem(w) for t in passages for w in words_of(t.lower())}
     short = tuple(p.lower() for p in product_words)  # "prom" for prometheus, as routing reads it
-    return [w for w in words_of(_VERSION.sub(" ", question)) if len(w) >= 3 and stem(w) not in parts | known
-            and not (len(w) >= 4 and any(p.startswith(w.lower()) for p in short))]
+    out, mine = [], False
+    for w in words_of(_VERSION.sub(" ", question)):
+        product = len(w) >= 4 and any(p.startswith(w.lower()) for p in short) or w.lower() in short
+        if mine and not product:  # "my etcd cluster", "our setup": the user's own system, asked nothing of
+            mine = False
+            continue
+        mine = mine or w.lower() in ("my", "our")
+        if len(w) >= 3 and stem(w) not in parts | known and not product:
+            out.append(w)
+    return out
 
 
 def evidence_kind(question: str, named: int, documented: list[str], held: list[str], asked: str | None = None,
