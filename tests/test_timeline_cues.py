@@ -186,6 +186,8 @@ ETCD = ["v3.4", "v3.5", "v3.6"]
     ("X, etcd 3.5 vs etcd 3.6?", 2, ETCD, None, [], "changed_between"),
     ("X: the 3.5 default and the 3.6 one, moved?", 2, ETCD, None, [], "did_change"),
     ("what flag enables X in 2.53 versus 3.5?", 2, ETCD, None, [], None),
+    ("what happened to X between 3.5 and 3.6?", 2, ETCD, None, [], "changed_between"),  # its fate: what changed
+    ("what happened to X in 3.6?", 1, ["v3.5"], "v3.6", [], None),  # one release: timeline_questions' own rules
 ])
 def test_evidence_decides_the_kind(question, named, documented, asked, unasked, kind):
     assert evidence_kind(question, named, documented, ETCD, asked, unasked) == kind

@@ -40,6 +40,7 @@ _SYMPTOM = re.compile(r"\b(?:errors?|fail\w*|crash\w*|panic\w*|warn(?:s|ing)?|br
 # thing asked for, not the term's place in the releases. "What about X", "what's new", "what changed", "what's
 # different", "what's the story" ask about the term itself.
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?!(?:about|changed|new|different)\b)[\w\-]", re.IGNORECASE)
+_FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b", re.IGNORECASE)  # between two releases: its change
 # A value asked: compare the term's value (value_changes.did_change), not its sections.
 _VALUE = re.compile(r"\b(?:defaults?|values?|limits?|sizes?|set\s+to|equals?)\b", re.IGNORECASE)
 _RELEASE = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
@@ -59,13 +60,13 @@ def may_decide(question: str) -> bool:
     """Whether the evidence could make a timeline question of this one, read before routing and the timeline (cheap):
     it names a version and asks no how, why, what-is, which-noun or symptom, as a question, not a fragment."""
     versions = len(_RELEASE.findall(question))
-    return versions > 0 and _asks_only_of_the_term(question) and (versions > 1 or not _VALUE.search(question))
+    return versions > 0 and _asks_only_of_the_term(question, versions) and (versions > 1 or not _VALUE.search(question))
 
 
-def _asks_only_of_the_term(question: str) -> bool:
+def _asks_only_of_the_term(question: str, named: int) -> bool:
     words = _CODE.sub(" ", question)  # "--experimental-warning-x" names no symptom
-    return not (_HOW_WHY.search(words) or _SYMPTOM.search(words) or _ASKS_FOR.search(question)) \
-        and bool(_QUESTION.search(question))
+    asked = _ASKS_FOR.search(_FATE.sub(" ", question) if named > 1 else question)
+    return not (_HOW_WHY.search(words) or _SYMPTOM.search(words) or asked) and bool(_QUESTION.search(question))
 
 
 def unasked_words(question: str, term: str, product_words: set[str], passages: list[str] = ()) -> list[str]:
@@ -96,7 +97,7 @@ def evidence_kind(question: str, named: int, documented: list[str], held: list[s
 
     One release: whether it has the term, when the releases differ on it. Two: how the term compares between them,
     its value when one is asked."""
-    if not _asks_only_of_the_term(question):
+    if not _asks_only_of_the_term(question, named):
         return None
     if named == 1:
         if not documented or set(documented) == set(held) or _VALUE.search(question):
