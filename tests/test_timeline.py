@@ -470,3 +470,26 @@ def test_a_same_question_is_answered_in_its_own_sense_without_html(library):
     assert score_timeline(item, same.answer, ["v2.45.0", "v2.53.0", "v3.5.0"]).right
     assert score_timeline(item, did.answer, ["v2.45.0", "v2.53.0", "v3.5.0"]).right
     assert not score_timeline(item, "No, it changed: from 5m to 10m.", ["v2.45.0", "v2.53.0", "v3.5.0"]).right
+
+
+def test_whether_a_release_has_a_term_is_decided_by_the_timeline_not_by_the_verbs(library):
+    # No phrasing rule reads "recognise", "any X knob" or "across": the timeline does (v3.4 lacks the flag, v3.6
+    # has it; the v3.6 notes deprecate the other).
+    a = ask(library, "etcd", "would etcd 3.4 recognise --discovery-cacert?")
+    assert a.kind == "in_release" and a.answer.startswith("No") and a.absent_in == ["v3.4"]
+    assert a.other_releases == ["v3.6"] and a.cited[0].release == "v3.6"
+    a = ask(library, "etcd", "etcd 3.6 - any --peer-client-cert-file knob?")
+    assert a.kind == "in_release" and a.answer.startswith("Yes") and a.cited[0].release == "v3.6"
+    # A word written as code is a name ("limitk", v3.5.0 only); words the term's own lines say describe it ("scrape",
+    # under `<scrape_config>`) and ask nothing more, so a "yes" answers.
+    a = ask(library, "prometheus", "limitk: would prometheus 2.45 know it?")
+    assert a.kind == "in_release" and a.answer.startswith("No") and a.other_releases == ["v3.5.0"]
+    a = ask(library, "prometheus", "prom 2.53.0 - any track_timestamps_staleness scrape knob?")
+    assert a.kind == "in_release" and a.answer.startswith("Yes") and a.cited[0].release == "v2.53.0"
+    # Two releases, no change word: what changed about it (its deprecation in the v3.6 notes, the new name).
+    a = ask(library, "etcd", "--experimental-warning-unary-request-duration across etcd 3.5 and 3.6?")
+    assert a.kind == "changed_between" and "--warning-unary-request-duration" in a.answer
+    # Left to search: a yes that would not answer what is asked, a term every release documents alike, a value.
+    assert ask(library, "prometheus", "does sort_by_label need a feature flag in Prometheus 3.5?") is None
+    assert ask(library, "etcd", "--snapshot-count in etcd 3.5?") is None
+    assert ask(library, "etcd", "--discovery-cacert default in etcd 3.6?") is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.answering.timeline_cues import cue_kind, either_kind, listing
+from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
 
 
 @pytest.mark.parametrize("question, named, kind", [
@@ -157,3 +158,65 @@ def test_a_default_from_one_release_to_another_and_whether_it_still_works(questi
 ])
 def test_whether_another_release_has_it_as_well(question, kind):
     assert cue_kind(question, 1) == kind
+
+
+# -- decided by the timeline's evidence (timeline_evidence.py) -----------------------------------------------------
+ETCD = ["v3.4", "v3.5", "v3.6"]
+
+
+@pytest.mark.parametrize("question, named, documented, asked, unasked, kind", [
+    # One release lacking the term: a "no" answers a question asking one more thing of it, in any verb.
+    ("would etcd 3.4 recognise X?", 1, ["v3.6"], "v3.4", ["recognise"], "in_release"),
+    ("X: does etcd 3.5 understand it?", 1, ["v3.6"], "v3.5", ["understand"], "in_release"),
+    ("X, 3.4 - any luck?", 1, ["v3.5", "v3.6"], "v3.4", ["luck"], "in_release"),
+    ("etcd 3.4 X to pin memory and avoid swapping?", 1, ["v3.5"], "v3.4", ["pin", "avoid", "swapping"], None),
+    # The release has it: a "yes" answers only a question asking nothing but its presence.
+    ("X with etcd v3.6, documented?", 1, ["v3.5", "v3.6"], "v3.6", [], "in_release"),
+    ("does X need a feature flag in 3.5?", 1, ["v3.5", "v3.6"], "v3.5", ["need"], None),
+    # Every release documents it alike: nothing for the timeline to say, searched.
+    ("X in etcd 3.5?", 1, ETCD, "v3.5", [], None),
+    # How, why, what is, which <noun>, a value, a symptom, a fragment: searched whatever the evidence.
+    ("how do I turn on X in etcd 3.6?", 1, ["v3.6"], "v3.6", [], None),
+    ("what is X in etcd 3.6?", 1, ["v3.6"], "v3.6", [], None),
+    ("which --feature-gates does etcd v3.5 support?", 1, ["v3.6"], "v3.5", [], None),
+    ("X default in etcd 3.5?", 1, ["v3.5", "v3.6"], "v3.5", [], None),
+    ("etcd 3.5 fails to start with X?", 1, ["v3.6"], "v3.5", [], None),
+    ("v3.5 X", 1, ["v3.6"], "v3.5", [], None),
+    # Two releases: a comparison, of the value when one is asked.
+    ("X, etcd 3.5 vs etcd 3.6?", 2, ETCD, None, [], "changed_between"),
+    ("X: the 3.5 default and the 3.6 one, moved?", 2, ETCD, None, [], "did_change"),
+    ("what flag enables X in 2.53 versus 3.5?", 2, ETCD, None, [], None),
+    ("what happened to X between 3.5 and 3.6?", 2, ETCD, None, [], "changed_between"),  # its fate: what changed
+    ("what happened to X in 3.6?", 1, ["v3.5"], "v3.6", [], None),  # one release: timeline_questions' own rules
+])
+def test_evidence_decides_the_kind(question, named, documented, asked, unasked, kind):
+    assert evidence_kind(question, named, documented, ETCD, asked, unasked) == kind
+
+
+def test_unasked_words_are_what_else_the_question_asks_of_the_term():
+    assert unasked_words("does sort_by_label need a feature flag in Prometheus 3.5?", "sort_by_label",
+                         {"prometheus"}) == ["need"]
+    assert unasked_words("the use-uncached-io feature - is it still there in prom 3.5.0?", "use-uncached-io",
+                         {"prometheus"}) == []  # "prom" is the product's name shortened
+    # The user's own system and words of asking ask nothing of the term.
+    assert unasked_words("would my etcd 3.5 cluster take --x, yes or no?", "--x", {"etcd"}) == ["take"]
+    # Read before routing: only a question naming a version and asking nothing else goes on to the timeline.
+    assert may_decide("X in 2.53?") and may_decide("X default, 2.45 and 3.5?")
+    assert not may_decide("is X there?") and not may_decide("how do I set X in 2.53?")
+    assert not may_decide("X default in 2.53?") and not may_decide("v2.53 X")
+
+
+def test_a_name_s_parts_are_no_symptom_or_how_to():
+    assert evidence_kind("--experimental-warning-unary-request-duration in etcd 3.5 and in 3.6?", 2, ETCD, ETCD) \
+        == "changed_between"
+    assert evidence_kind("does 3.5 warn about --x?", 1, ["v3.6"], ETCD, "v3.5", []) is None
+
+
+def test_words_of_the_term_s_own_passage_ask_nothing_more():
+    # "scrape" and "setting" describe the term where the release documents it; "need" asks something else.
+    lines = ["<scrape_config>\n# Whether to keep dropped targets: keep_dropped_targets: <int> | default = 0"]
+    assert unasked_words("does 2.53 support the keep_dropped_targets scrape setting?", "keep_dropped_targets",
+                         {"prometheus"}, lines) == []
+    assert unasked_words("does 2.53 support the keep_dropped_targets scrape setting?", "keep_dropped_targets",
+                         {"prometheus"}) == ["scrape"]
+    assert evidence_kind("v3.4: can I set X on listeners?", 1, ["v3.5"], ETCD, "v3.4", []) is None  # a how-to

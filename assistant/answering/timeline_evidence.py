@@ -1,0 +1,108 @@
+"""Timeline questions decided by the timeline's evidence, not by their verbs (issue 16, fifth round).
+
+Three rounds of cue phrases (timeline_cues.py) each fixed about a quarter of what fresh questions brought: "whether"
+questions in words nobody anticipated ("X: does 3.5 understand it?", "any X knob in 3.6?") fell to search. Here the
+question is read for what it names, a term the timeline holds and the releases, and the timeline decides:
+
+- one release named and the term documented in some releases but not all: whether that release has it (in_release),
+  answered yes or no with the releases that do have it; a term every release documents alike is left to search
+  ("--snapshot-count in 3.5?" asks its meaning or value, which search answers). A "no" (the release lacks it)
+  answers a question that asks one more thing of the term ("does 3.5 understand X?", "would 2.53 take X?"); a
+  "yes" answers only a question that asks nothing but its presence ("X with 3.6, documented?"): "does X need a
+  feature flag in 3.5?" asks more than a yes on its presence gives, and a value ("X default in 3.5?") is searched;
+- two releases named: a comparison of the term between them (its value when a value is asked, else what changed);
+  identical releases are answered "the same", with both cited.
+
+Only questions that ask no "how", "why", "what is" or "which <noun>" (another thing than the term's presence), and
+no symptom ("fails", "error"), are read this way: those stay ordinary questions whatever the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.answering.timeline_words import STOP, stem, words_of
+
+__all__ = ["evidence_kind", "may_decide", "unasked_words"]
+
+# A how-to, an explanation, a symptom: search answers these, whatever the timeline holds.
+# "What's new / different / the story with X" asks about the term itself.
+_HOW_WHY = re.compile(r"\b(?:how|why|where|who)\b|\bwhat\s+(?:is|are|was|does|do|did|means?)\b|\bwhat'?s\s+(?!new\b|"
+                      r"different\b|(?:the\s+)?(?:story|deal|situation|status)\b)|\bcan\s+(?:i|we|you)\s+(?:set|change|"
+                      r"adjust|tune)\b|"
+                      r"\b(?:configur\w*|set\s*up|setting\s+up|explain\w*|examples?|tutorial|steps?|install\w*|"
+                      r"troubleshoot\w*|debug\w*|meaning|purpose|recommend\w*|best\s+practices?|tune|tuning)\b",
+                      re.IGNORECASE)
+_SYMPTOM = re.compile(r"\b(?:errors?|fail\w*|crash\w*|panic\w*|warn(?:s|ing)?|broken|stuck|slow|hang\w*|timed?\s+out|"
+                      r"refus\w*|reject\w*|denied|invalid|unknown|cannot|can'?t|won'?t|doesn'?t|isn'?t\s+working)\b",
+                      re.IGNORECASE)
+# "Which flag ...", "what tool ...", "what happened to X in 2.45" (its fate, timeline_questions._FATE decides): another
+# thing asked for, not the term's place in the releases. "What about X", "what's new", "what changed", "what's
+# different", "what's the story" ask about the term itself.
+_ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?!(?:about|changed|new|different)\b)[\w\-]", re.IGNORECASE)
+_FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b", re.IGNORECASE)  # between two releases: its change
+# A value asked: compare the term's value (value_changes.did_change), not its sections.
+_VALUE = re.compile(r"\b(?:defaults?|values?|limits?|sizes?|set\s+to|equals?)\b", re.IGNORECASE)
+_RELEASE = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
+# A word written as code (a flag, key, path, dotted name): a name, whatever its parts say.
+_CODE = re.compile(r"[^\s,;:?()]*\w[_\-.=/]\w[^\s,;:?()]*")
+_VERSION = re.compile(r"\bv?\d+(?:\.\d+)*\b")
+# A question, not a fragment that names a term and a release ("v3.5 --x", "prom 2.45 x setting"): it ends in "?" or
+# opens a yes/no clause.
+_QUESTION = re.compile(r"\?\s*$|(?:^|[,:;\-–—]\s*)(?:is|are|was|were|does|do|did|can|could|has|have|would|will)\b",
+                       re.IGNORECASE)
+# Words of asking (beside timeline_words.STOP) that ask nothing of the term.
+_ASKING = {"would", "will", "should", "present", "too", "also", "really", "yet", "okay", "knob", "knobs", "yes", "right",
+           "correct", "true"}
+
+
+def may_decide(question: str) -> bool:
+    """Whether the evidence could make a timeline question of this one, read before routing and the timeline (cheap):
+    it names a version and asks no how, why, what-is, which-noun or symptom, as a question, not a fragment."""
+    versions = len(_RELEASE.findall(question))
+    return versions > 0 and _asks_only_of_the_term(question, versions) and (versions > 1 or not _VALUE.search(question))
+
+
+def _asks_only_of_the_term(question: str, named: int) -> bool:
+    words = _CODE.sub(" ", question)  # "--experimental-warning-x" names no symptom
+    asked = _ASKS_FOR.search(_FATE.sub(" ", question) if named > 1 else question)
+    return not (_HOW_WHY.search(words) or _SYMPTOM.search(words) or asked) and bool(_QUESTION.search(question))
+
+
+def unasked_words(question: str, term: str, product_words: set[str], passages: list[str] = ()) -> list[str]:
+    """The question's content words that are not the term's parts, the product, a release, words of asking or words
+    of the term's own lines and headings in the release asked about, the passage a "yes" cites (`passages`: "the
+    keep_dropped_targets scrape setting" is under `<scrape_config>`); a release lacking the term has none:
+    what else it asks of the term ("does sort_by_label need a feature flag in 3.5?": `need`)."""
+    parts = {stem(p) for p in words_of(term)}
+    known = {stem(w) for w in STOP | _ASKING | product_words} | {stem(w) for t in passages for w in words_of(t.lower())}
+    short = tuple(p.lower() for p in product_words)  # "prom" for prometheus, as routing reads it
+    out, mine = [], False
+    for w in words_of(_VERSION.sub(" ", question)):
+        product = len(w) >= 4 and any(p.startswith(w.lower()) for p in short) or w.lower() in short
+        if mine and not product:  # "my etcd cluster", "our setup": the user's own system, asked nothing of
+            mine = False
+            continue
+        mine = mine or w.lower() in ("my", "our")
+        if len(w) >= 3 and stem(w) not in parts | known and not product:
+            out.append(w)
+    return out
+
+
+def evidence_kind(question: str, named: int, documented: list[str], held: list[str], asked: str | None = None,
+                  unasked: list[str] = ()) -> str | None:
+    """The kind of timeline question the evidence makes of a question naming a held term and `named` releases, or
+    None (search). `documented`: the releases whose docs hold the term (not only as history); `held`: all releases;
+    `asked`: the one release named; `unasked`: what else the question asks of the term (`unasked_words`).
+
+    One release: whether it has the term, when the releases differ on it. Two: how the term compares between them,
+    its value when one is asked."""
+    if not _asks_only_of_the_term(question, named):
+        return None
+    if named == 1:
+        if not documented or set(documented) == set(held) or _VALUE.search(question):
+            return None
+        return "in_release" if len(unasked) <= (0 if asked in documented else 1) else None
+    if named == 2:
+        return "did_change" if _VALUE.search(question) else "changed_between"
+    return None
