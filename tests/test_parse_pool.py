@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 import sqlite3
+import threading
 from pathlib import Path
 
+import dying_reader
 from conftest import ETCD_CORPUS
 from hostile_files import OK, make_hostile_corpus
 
@@ -89,3 +92,56 @@ def test_auto_stays_serial_on_small_machines_and_small_syncs():
     assert resolve_workers("auto", 1000, cores=16) == 8
     assert resolve_workers("auto", 1000, cores=6) == 5
     assert resolve_workers(3, 5, cores=2) == 3
+
+
+BODY_PAGES = PAGES[2:6]  # no front-matter-only page among them
+DYING_LIBRARY = BODY_PAGES + [dying_reader.ALWAYS, dying_reader.ONCE]
+
+
+def library_with_dying_files(tmp_path: Path, monkeypatch, workers: int):
+    """Four pages with body text, and two copies of the first that kill their reader (tests/dying_reader.py)."""
+    monkeypatch.setattr(parse_pool, "_init_worker", dying_reader.init)  # what each spawned worker starts with
+    monkeypatch.setenv("DYING_READER_MARKS", str(tmp_path))
+    settings = Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models",
+                        embedding_cache_path=PROJECT_ROOT / ".cache" / "test_embed_cache.sqlite",
+                        ingest_workers=workers)
+    indexer = build_indexer(settings)
+    folder = indexer.library.release_dir("etcd", "v3.6")
+    for rel in DYING_LIBRARY:
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ETCD36 / (BODY_PAGES[0] if rel.startswith("dies-") else rel), folder / rel)
+    return indexer
+
+
+def sync_in_thread(indexer, **kwargs) -> list:
+    """The sync, failing (not hanging) if it has not returned after 5 minutes: a lost file made the pool wait forever."""
+    reports: list = []
+    thread = threading.Thread(target=lambda: reports.extend(indexer.sync(**kwargs)), daemon=True)
+    thread.start()
+    thread.join(300)
+    assert not thread.is_alive(), "the sync still waits for a worker that died"
+    return reports
+
+
+def test_a_reader_process_that_dies_sets_its_file_aside_and_the_sync_completes(tmp_path, monkeypatch):
+    indexer = library_with_dying_files(tmp_path, monkeypatch, workers=2)
+    [report] = sync_in_thread(indexer)
+    assert report.files_failed == [{"path": dying_reader.ALWAYS, "error": "the reader process died while reading "
+                                    f"{dying_reader.ALWAYS}, twice (exit code {dying_reader.EXIT_CODE})"}]
+    assert report.files_indexed == len(BODY_PAGES) + 1  # every page, and the file whose first reader died
+    assert indexer.verify("etcd", "v3.6") == []
+    rows = indexer.manifest.files("etcd", "v3.6")
+    assert rows[dying_reader.ALWAYS].status == "failed"
+    assert rows[dying_reader.ONCE].n_chunks == rows[BODY_PAGES[0]].n_chunks > 0  # read whole the second time
+    assert multiprocessing.active_children() == []  # no worker left behind
+    [again] = indexer.sync()
+    assert (again.files_unchanged, again.files_indexed) == (len(DYING_LIBRARY), 0)
+
+
+def test_a_cancelled_sync_stops_its_workers(tmp_path, monkeypatch):
+    indexer = library_with_dying_files(tmp_path, monkeypatch, workers=2)
+    cancel = threading.Event()
+    [report] = sync_in_thread(indexer, progress=lambda p: cancel.set(), cancel=cancel)
+    assert report.cancelled and 1 <= report.files_indexed + len(report.files_failed) < len(DYING_LIBRARY)
+    assert indexer.verify("etcd", "v3.6") == []
+    assert multiprocessing.active_children() == []
