@@ -2,7 +2,8 @@
 
 `init` replaces parse_pool._init_worker in the test's process; spawned workers import this module by name and run
 it, so only they read through `read`: `dies-here.md` ends the process every time (as a parser that crashes would),
-`dies-once.md` only the first time (as a kill from outside would), marked in the folder DYING_READER_MARKS.
+`dies-once.md` only the first time (as a kill from outside would), marked in the folder DYING_READER_MARKS;
+`bug-here.md` raises an error no reader should (a bug, which stops the sync as in the serial path).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from assistant.library import parse_pool
 
-ALWAYS, ONCE = "dies-here.md", "dies-once.md"
+ALWAYS, ONCE, BUG = "dies-here.md", "dies-once.md", "bug-here.md"
 EXIT_CODE = 3
 
 
@@ -21,6 +22,8 @@ def init(*args) -> None:
     real = parse_pool.read_document
 
     def read(path: Path):
+        if path.name == BUG:
+            raise ValueError("a bug in a reader")
         mark = Path(os.environ["DYING_READER_MARKS"]) / path.name
         if path.name == ALWAYS or (path.name == ONCE and not mark.exists()):
             mark.touch()

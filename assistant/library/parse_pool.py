@@ -12,8 +12,10 @@ that replaces workers silently (multiprocessing.Pool) waits for it forever. Here
 its own list of files, so the file it was reading is known: read once more by a fresh worker, then set aside as
 failed ("the reader process died while reading X, twice"), like a broken file; the others go on (issue 15).
 
-An outcome is a plain tuple (an exception may not pickle): ("indexed", encoding, title, nodes),
-("failed", reason, None, None) or ("skipped", reason, title, description).
+An outcome is a plain tuple (an exception may not pickle): ("indexed", encoding, title, nodes, fields),
+("failed", reason, None, None, None) or ("skipped", reason, title, description, None). `fields`, from workers only:
+each search chunk's sparse search fields (fields.sparse_fields, a pure function of the chunk) by node id, made
+there so that the syncing process's writer does not (store.point_extras); None: the writer makes them.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 
 from assistant.library.chunking import DualChunkParser, section_documents
 from assistant.library.documents import ReadFailure, SkipFile, give_back_memory
+from assistant.library.fields import sparse_fields
 from assistant.library.readers import read_document
 
 log = logging.getLogger(__name__)
@@ -76,10 +79,11 @@ def parse_file(parser: DualChunkParser, path: Path, product: str, release: str, 
         docs = section_documents(parsed, product=product, release=release, path=rel)
         nodes = parser.get_nodes_from_documents(docs)
     except ReadFailure as exc:
-        return ("failed", str(exc), None, None)
+        return ("failed", str(exc), None, None, None)
     except SkipFile as exc:  # e.g. a page of front matter only: its title and description are kept
-        return ("skipped", str(exc), getattr(exc, "title", None) or None, getattr(exc, "description", None) or None)
-    return ("indexed", parsed.encoding, parsed.title, nodes)
+        return ("skipped", str(exc), getattr(exc, "title", None) or None, getattr(exc, "description", None) or None,
+                None)
+    return ("indexed", parsed.encoding, parsed.title, nodes, None)
 
 
 _worker: dict = {}
@@ -91,9 +95,14 @@ def _init_worker(tokenizer_path: str, parser_args: dict) -> None:
 
 def _work(path: str, product: str, release: str, rel: str, size: int) -> tuple:
     try:
-        return parse_file(_worker["parser"], Path(path), product, release, rel)
+        out = parse_file(_worker["parser"], Path(path), product, release, rel)
+        if out[0] == "indexed":
+            fields = {n.node_id: sparse_fields(n.metadata, n.get_content()) for n in out[3]
+                      if n.metadata["kind"] == "search"}
+            out = out[:4] + (fields,)
+        return out
     except BaseException as exc:  # anything else stops the sync, as in the serial path; sent as text
-        return ("error", f"{type(exc).__name__}: {exc}", None, None)
+        return ("error", f"{type(exc).__name__}: {exc}", None, None, None)
     finally:
         if size > 1 << 20:
             give_back_memory()
@@ -104,7 +113,7 @@ def _serve(conn: Connection, initializer: Callable, initargs: tuple) -> None:
     try:
         initializer(*initargs)
     except BaseException as exc:
-        conn.send(("error", f"the reader process could not start: {type(exc).__name__}: {exc}", None, None))
+        conn.send(("error", f"the reader process could not start: {type(exc).__name__}: {exc}", None, None, None))
         return
     conn.send(("ready",))
     while (task := conn.recv()) is not None:
@@ -201,7 +210,7 @@ def _in_workers(files: list[tuple[str, Path, int]], product: str, release: str, 
             if deaths[i] >= 2:
                 rel = files[i][0]
                 results[i] = ("failed", f"the reader process died while reading {rel}, twice "
-                              f"({_how(reader.process.exitcode)})", None, None)
+                              f"({_how(reader.process.exitcode)})", None, None, None)
             else:
                 again.append(i)
         again.extend(reader.files)
