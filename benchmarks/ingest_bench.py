@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import sys
 import tempfile
@@ -62,10 +63,22 @@ def timed(fn):
     return result, time.perf_counter() - t0
 
 
+def cpu_seconds(fn):
+    """(result, CPU seconds of this process (every thread), CPU seconds of the child processes it waited for)."""
+    def children() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    own, kids = time.process_time(), children()
+    result = fn()
+    return result, round(time.process_time() - own, 2), round(children() - kids, 2)
+
+
 def ours(root: Path, name: str, corpus: Path, files: list[Path], cache: bool, seed_cache=None, data_dir=None,
          workers: str = "auto"):
     """One ingestion into a fresh data folder; `seed_cache`: an indexer whose embedding cache it starts with;
-    `workers`: the ingest_workers setting (processes reading and chunking files, library/parse_pool.py)."""
+    `workers`: the ingest_workers setting (processes reading and chunking files, library/parse_pool.py). Returns
+    (indexer, report, seconds, CPU seconds of this process and of the worker processes during the sync)."""
     settings = Settings(data_dir=data_dir or root / name, models_dir=PROJECT_ROOT / "models", embedding_cache=cache,
                         ingest_workers=workers)
     fill_library(settings, corpus, files)
@@ -74,8 +87,8 @@ def ours(root: Path, name: str, corpus: Path, files: list[Path], cache: bool, se
         settings.index_dir.mkdir(parents=True, exist_ok=True)
         shutil.copy2(seed_cache.settings.index_dir / "embed_cache.sqlite", settings.index_dir / "embed_cache.sqlite")
     indexer = build_indexer(settings)
-    [report], seconds = timed(lambda: indexer.sync(PRODUCT, RELEASE))
-    return indexer, report, seconds
+    ([report], seconds), cpu, workers_cpu = cpu_seconds(lambda: timed(lambda: indexer.sync(PRODUCT, RELEASE)))
+    return indexer, report, seconds, {"cpu_s": cpu, "workers_cpu_s": workers_cpu}
 
 
 def llamaindex_splitter(embedder, fit: bool):
@@ -174,11 +187,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         print(f"ingesting {len(files)} files from {figures['guides']} guides", file=sys.stderr)
-        indexer, report, ours_s = ours(root, "ours", args.corpus, files, cache=False, data_dir=args.keep,
+        indexer, report, ours_s, ours_cpu = ours(root, "ours", args.corpus, files, cache=False, data_dir=args.keep,
                                        workers=workers[0])
         phase("ours", chunks=report.chunks, files_indexed=report.files_indexed,
               files_failed=len(report.files_failed), seconds=round(ours_s, 2),
-              chunks_per_second=round(report.chunks / ours_s, 1))
+              chunks_per_second=round(report.chunks / ours_s, 1), **ours_cpu)
 
         [again] = indexer.sync(PRODUCT, RELEASE)
         assert again.files_indexed == 0 and again.files_unchanged == len(files), again
@@ -205,18 +218,24 @@ def main(argv: list[str] | None = None) -> int:
                   llamaindex_fit_seconds=round(fit_s, 2), ratio_to_llamaindex_fit=round(ours_s / fit_s, 3),
                   llamaindex_fit_tokens=total, llamaindex_fit_tokens_embedded=kept)
 
-        _, embed_s = timed(lambda: embedder.embed(texts))
-        phase("embedding alone", embed_only_seconds=round(embed_s, 2), ratio_to_embedding=round(ours_s / embed_s, 3))
+        (_, embed_s), embed_cpu, _ = cpu_seconds(lambda: timed(lambda: embedder.embed(texts)))
+        phase("embedding alone", embed_only_seconds=round(embed_s, 2), ratio_to_embedding=round(ours_s / embed_s, 3),
+              embed_only_cpu_s=embed_cpu,
+              syncing_process_beyond_embedding_cpu_s=round(ours_cpu["cpu_s"] - embed_cpu, 2))
 
         for w in workers[1:]:  # the same ingestion with another number of worker processes
-            _, other, other_s = ours(root, f"workers_{w}", args.corpus, files, cache=False, workers=w)
+            _, other, other_s, other_cpu = ours(root, f"workers_{w}", args.corpus, files, cache=False, workers=w)
             assert other.chunks == report.chunks, (w, other.chunks, report.chunks)
-            runs = {**figures.get("workers_runs", {}), str(resolve_workers(w, len(files))): round(other_s, 2)}
-            phase(f"workers {w}", workers_runs=runs)
+            n = str(resolve_workers(w, len(files)))
+            runs = {**figures.get("workers_runs", {}), n: round(other_s, 2)}
+            beyond = round(other_cpu["cpu_s"] - embed_cpu, 2)
+            cpu = {**figures.get("workers_runs_cpu", {}),
+                   n: {**other_cpu, "syncing_process_beyond_embedding_cpu_s": beyond}}
+            phase(f"workers {w}", workers_runs=runs, workers_runs_cpu=cpu)
 
         if not args.no_cache_runs:
-            cached, _, cold_s = ours(root, "cache_cold", args.corpus, files, cache=True, workers=workers[0])
-            _, _, warm_s = ours(root, "cache_warm", args.corpus, files, cache=True, seed_cache=cached,
+            cached, _, cold_s, _ = ours(root, "cache_cold", args.corpus, files, cache=True, workers=workers[0])
+            _, _, warm_s, _ = ours(root, "cache_warm", args.corpus, files, cache=True, seed_cache=cached,
                                 workers=workers[0])
             phase("cache on", cache_cold_seconds=round(cold_s, 2), cache_warm_seconds=round(warm_s, 2))
     finally:
@@ -225,14 +244,20 @@ def main(argv: list[str] | None = None) -> int:
     def share(kept: int, total: int) -> str:
         return f"{kept:,} of {total:,} word pieces reach a vector ({kept / total:.0%})"
 
+    def cpu_note(cpu: dict) -> str:
+        return (f"CPU: syncing process {cpu['cpu_s']} s, {cpu['syncing_process_beyond_embedding_cpu_s']} s of it "
+                f"beyond embedding; worker processes {cpu['workers_cpu_s']} s")
+
+    first_cpu = {k: figures[k] for k in ("cpu_s", "workers_cpu_s", "syncing_process_beyond_embedding_cpu_s")}
     rows = [
         ("files", figures["files"], ""),
         ("search chunks", figures["chunks"], f"{figures['chunks_per_second']} chunks/s; "
                                              + share(figures["tokens_embedded"], figures["tokens"])),
         ("our ingestion (cache off)", f"{figures['seconds']} s",
-         f"{figures['precision']}; {figures['workers']} worker processes reading and chunking"),
+         f"{figures['precision']}; {figures['workers']} worker processes reading and chunking; "
+         + cpu_note(first_cpu)),
         ("embedding alone", f"{figures['embed_only_seconds']} s",
-         f"ratio 1 = {figures['ratio_to_embedding']} ({figures['precision']})"),
+         f"ratio 1 = {figures['ratio_to_embedding']} ({figures['precision']}; CPU {figures['embed_only_cpu_s']} s)"),
     ]
     if "llamaindex_seconds" in figures:  # absent with --no-llamaindex
         rows.append(("plain LlamaIndex", f"{figures['llamaindex_seconds']} s",
@@ -245,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{figures['llamaindex_fit_nodes']} nodes; "
                      + share(figures["llamaindex_fit_tokens_embedded"], figures["llamaindex_fit_tokens"]) + ")"))
     for n, seconds in figures.get("workers_runs", {}).items():
-        rows.append((f"ours, {n} workers", f"{seconds} s", f"ratio 1 = {seconds / figures['embed_only_seconds']:.3f}"))
+        rows.append((f"ours, {n} workers", f"{seconds} s", f"ratio 1 = {seconds / figures['embed_only_seconds']:.3f}; "
+                     + cpu_note(figures["workers_runs_cpu"][n])))
     rows.append(("re-sync, unchanged", f"{figures['resync_seconds']} s",
                  f"{figures['resync_ratio']:.2%} of first (target < 2%)"))
     if "cache_cold_seconds" in figures:

@@ -86,6 +86,7 @@ class _Parsed:
     title: str | None = None
     vectors: np.ndarray | None = None  # float32 rows of `search`: a quarter of their size as lists of floats
     heading_vectors: np.ndarray | None = None  # the rows of their heading paths (fields.heading_text)
+    sparse: dict | None = None  # their sparse search fields by node id, when a worker made them (parse_pool.py)
 
 
 @dataclass
@@ -344,7 +345,7 @@ class Indexer:
                 n_search = sum(n.metadata["kind"] == "search" for n in out[3]) if out[0] == "indexed" else 0
                 if n_search > MAX_FILE_CHUNKS:
                     out = ("failed", f"too much text: {n_search:,} search chunks, more than the "
-                           f"{MAX_FILE_CHUNKS:,} indexed per file (split it)", None, None)
+                           f"{MAX_FILE_CHUNKS:,} indexed per file (split it)", None, None, None)
                 if out[0] == "failed":
                     jobs.put(_SetAside(rel, digest, size, mtime_ns, old_n, out[1], "failed"))
                     report.files_failed.append({"path": rel, "error": out[1]})
@@ -354,7 +355,8 @@ class Indexer:
                 else:
                     search = [n for n in out[3] if n.metadata["kind"] == "search"]
                     contexts = [n for n in out[3] if n.metadata["kind"] == "context"]
-                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts, out[1], out[2]))
+                    batch.append(_Parsed(rel, digest, size, mtime_ns, old_n, search, contexts, out[1], out[2],
+                                         sparse=out[4]))
                     report.files_indexed += 1
                     if sum(len(p.search) for p in batch) >= BATCH_CHUNKS:
                         flush()
@@ -366,6 +368,7 @@ class Indexer:
             report.cancelled = cancel is not None and cancel.is_set() and handled < len(todo)
             flush()
         finally:
+            outcomes.close()  # worker processes end now, even when an error is on its way up
             jobs.put(None)
             writer.join()
         if errors:
@@ -404,7 +407,7 @@ class Indexer:
         stale = [search_chunk_id(product, release, p.path, i) for p in batch for i in range(len(p.search), p.old_n)]
         store.delete_ids(stale)
         for p in batch:
-            store.add(p.search, p.vectors, p.heading_vectors)
+            store.add(p.search, p.vectors, p.heading_vectors, p.sparse)
         for p in batch:
             contexts = [
                 ContextRow(c.node_id, product, release, p.path, c.metadata["ctx_no"], c.metadata["title"],

@@ -126,9 +126,12 @@ class SearchSpec:
         return out
 
 
-def point_extras(node: TextNode, heading_vector: np.ndarray | None) -> dict[str, object]:
-    """A point's vectors beyond the body's: sparse pairs per field, and the heading path's dense vector."""
-    extras: dict[str, object] = dict(fl.sparse_fields(node.metadata, node.get_content()))
+def point_extras(node: TextNode, heading_vector: np.ndarray | None, sparse: dict | None = None) -> dict[str, object]:
+    """A point's vectors beyond the body's: sparse pairs per field, and the heading path's dense vector. `sparse`:
+    the node's fl.sparse_fields made already (by an ingestion worker, library/parse_pool.py)."""
+    if sparse is None:
+        sparse = fl.sparse_fields(node.metadata, node.get_content())
+    extras: dict[str, object] = dict(sparse)
     if heading_vector is not None:
         extras[fl.HEADING_DENSE] = [float(x) for x in heading_vector]
     return extras
@@ -166,9 +169,10 @@ class ReleaseStore:
         return self.backend.vector_store(self.name)
 
     def add(self, nodes: list[TextNode], vectors: np.ndarray | None = None,
-            heading_vectors: np.ndarray | None = None) -> None:
+            heading_vectors: np.ndarray | None = None, sparse: dict[str, dict] | None = None) -> None:
         """Store nodes with their embeddings (`vectors` rows, or each node's own `embedding`) and the embeddings of
-        their heading paths (`heading_vectors` rows: without them `heading-dense` is left empty for these points)."""
+        their heading paths (`heading_vectors` rows: without them `heading-dense` is left empty for these points);
+        `sparse`: their sparse fields by node id where made already (else made here)."""
         if not nodes:
             return
         vstore = self.vstore
@@ -180,7 +184,8 @@ class ReleaseStore:
                 for node, vec in zip(part, vectors[i : i + 512]):
                     node.embedding = vec.tolist()
             heads = heading_vectors[i : i + 512] if heading_vectors is not None else [None] * len(part)
-            extras = {node.node_id: point_extras(node, head) for node, head in zip(part, heads)}
+            extras = {node.node_id: point_extras(node, head, (sparse or {}).get(node.node_id))
+                      for node, head in zip(part, heads)}
             for node in part:
                 _embed_view(node)
             vstore.add(part, extras=extras)
