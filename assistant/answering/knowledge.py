@@ -3,7 +3,8 @@
 Two calibrated signals, then the LLM's verdict where a preset asks for it:
 - literal coverage: identifiers in the question (flags, snake_case keys, dotted settings, camelCase fields, API
   paths, hyphenated feature names) that appear nowhere in the target release's documents mean that release does not
-  document them, whatever the vectors say; so does a plain word of the question (`limitk`) that the target
+  document them, whatever the vectors say (not a phrase hyphenated around a function word, "hub-and-spoke", that
+  no release documents: the user's English, not a name); so does a plain word of the question (`limitk`) that the target
   release never uses while another release of the product does (issue 15: a feature absent from a release went
   unflagged when a neighbouring term was present); a command of several words (`etcdctl downgrade enable`) is
   checked as a phrase against the release timeline, as every word of it is in the release's vocabulary;
@@ -30,6 +31,7 @@ _PLAIN = re.compile(r"[a-z][a-z0-9]{3,}")
 # A hyphenated name said as a word ("the delayed-compaction feature flag"); two hyphens or more are identifiers.
 _COMPOUND = re.compile(r"[a-z][a-z0-9]+-[a-z][a-z0-9]+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]*[a-z0-9]|[a-z]")
+_JOINED = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}")
 
 
 @dataclass
@@ -135,6 +137,17 @@ def named_within(term: str, passages) -> bool:
     return any(tail.search(p) for p in passages)
 
 
+def prose_compound(term: str, question: str, other_vocabs: dict[str, Container[str]]) -> bool:
+    """A phrase written as one word around a function word ("hub-and-spoke", "end-to-end", "point-in-time"): the
+    user's English, not a name, unless backticked or some other release documents it (`type-and-unit-labels`,
+    a Prometheus 3.5 feature flag asked of 2.53). Absent from every release, it tells nothing of this one: aws5's
+    "the hub-and-spoke router attachment" (the docs say "centralized router") was answered "not documented"."""
+    parts = term.split("-")
+    if not _JOINED.fullmatch(term) or f"`{term}`" in question or not any(p in STOP_WORDS for p in parts[1:-1]):
+        return False
+    return not any(term_present(term, vocab) for vocab in other_vocabs.values())
+
+
 def decide(relevance: float, absent: list[str], threshold: float) -> tuple[bool, str]:
     """The pure decision, tested on its own."""
     if absent:
@@ -153,7 +166,7 @@ def check(question: str, *, relevance: float, threshold: float, release_vocab: C
     are checked as phrases."""
     terms = identifiers(question)
     absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)
-              and not named_within(t, context or ())]
+              and not named_within(t, context or ()) and not prose_compound(t, question, other_vocabs)]
     if release_vocab is not None and other_vocabs:
         covered = {p for t in terms for p in tokenize(t)}
         absent += release_only_words(plain_words(question, covered | set(ignore_words), common_words), release_vocab, other_vocabs)
