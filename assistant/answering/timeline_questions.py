@@ -97,8 +97,9 @@ class TimelineAnswer:
         if self.absent_in:
             where = f"{self.product} {' and '.join(self.absent_in)}"
             return {"missing": True, "relevance": 0.0, "absent_terms": [self.term], "other_releases":
-                    self.other_releases, "reason": f"the release timeline: `{self.term}` is not documented in {where}"
-                    + (f"; it is in {', '.join(self.other_releases)}" if self.other_releases else "")}
+                    self.other_releases, "reason": f"`{self.term}` is not documented in {where}"
+                    + (f"; it is in {', '.join(self.other_releases)}" if self.other_releases else "")
+                    + " (release timeline)"}
         reason = "the release timeline" + (" holds nothing on it" if self.missing else f" ({len(self.cited)} passages)")
         return {"missing": self.missing, "reason": reason, "relevance": 0.0 if self.missing else 1.0,
                 "absent_terms": [self.term] if self.missing and self.term else [], "other_releases": []}
