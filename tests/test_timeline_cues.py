@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.answering.timeline_cues import cue_kind, either_kind, listing
+from assistant.answering.timeline_cues import asks_yes_no, cue_kind, either_kind, listing
 from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
 
 
@@ -220,3 +220,16 @@ def test_words_of_the_term_s_own_passage_ask_nothing_more():
     assert unasked_words("does 2.53 support the keep_dropped_targets scrape setting?", "keep_dropped_targets",
                          {"prometheus"}) == ["scrape"]
     assert evidence_kind("v3.4: can I set X on listeners?", 1, ["v3.5"], ETCD, "v3.4", []) is None  # a how-to
+
+
+@pytest.mark.parametrize("question, yes_no", [
+    ("can i switch on X via --feature-gates on etcd 3.5", True),
+    ("basic_auth username_file - does 2.53 support reading the username from a file", True),
+    ("etcd 3.4: is --x there?", True),
+    ("What is the default --auth-token-ttl in etcd v3.4?", False),
+    ("how do I enable X in 3.5?", False),
+    ("does 3.5 say which flags replace X?", False),
+])
+def test_a_yes_no_that_asks_nothing_else(question, yes_no):
+    """Only such a question about one release turns the knowledge verdict into the answer "No" (timeline_absent)."""
+    assert asks_yes_no(question) is yes_no

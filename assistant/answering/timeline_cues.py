@@ -113,6 +113,15 @@ _USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|enable|turn\s+
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
 
+
+_ASKS_MORE = re.compile(r"\b(?:what|which|how|where|why|who|when)\b", re.IGNORECASE)
+
+
+def asks_yes_no(question: str) -> bool:
+    """A question answered "yes" or "no" that asks nothing else (no what/which/how/when): "can i switch on X via
+    --feature-gates on etcd 3.5", "X - does 2.53 support reading it from a file"."""
+    return bool(_YESNO.search(question)) and not _ASKS_MORE.search(question)
+
 # What a question asks about the term, in any words: its removal, its coming, its deprecation, its presence.
 _DID_DROP = re.compile(r"\bdid\b.*\b(?:drop|remove|delete|retire)\b", re.IGNORECASE)  # "did 3.6 drop X?"
 # Verbs only: "deletion protection" or "member removal" name features, no change.
