@@ -15,6 +15,8 @@ from assistant.answering.timeline_evidence import evidence_kind, may_decide, una
     ("X in etcd 3.5 compared to 3.6", 2, "changed_between"),
     ("what flag enables X in 2.53 versus 3.5?", 2, None),  # one thing asked of each release: searched
     ("kubernetes SD endpoints role - deprecated? should I switch", 0, "deprecated"),
+    ("X: deprecated in 3.6? whats it called now", 1, "deprecated"),
+    ("can I keep passing X after moving to 3.6 or is it deprecated", 1, "deprecated"),
     ("X gone in etcd 3.6?", 1, "removed"),
     ("was X dropped in 3.6", 1, "removed"),
     ("was X added in 3.6?", 1, "introduced"),

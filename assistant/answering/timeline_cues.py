@@ -104,7 +104,11 @@ _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|ther
                     re.IGNORECASE)
 # A yes/no question, also after its topic ("etcd 3.5: is --x there", "X - was it dropped?").
 _YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
-_ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - deprecated?"
+# "X - deprecated?", "X: deprecated in 3.6? what's it called now", "can I keep passing X after 3.6 or is it deprecated":
+# its deprecation asked as a yes/no clause of its own, whatever else follows.
+_ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*(?:\s+(?:in|on|as\s+of|since)\s+(?:\w+\s+)?v?\d[\w.]*)?\s*(?:\?|$)"
+                               r"|\bor\s+(?:is|was|has)\s+(?:it|that|this)\s+(?:been\s+|now\s+)?deprecat\w*",
+                               re.IGNORECASE)
 # Whether a release offers it, asked of what the user may do: "X in 2.53, can I use it?", "can 2.53 delay the
 # compaction start (X flag)?"; only with one release and a held name (cue_kind's own condition). Never "can I set
 # X to ...", "can I configure X": how to use it, searched.
