@@ -5,6 +5,7 @@ timeline follows a sync incrementally; ordinary questions are left to search."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -285,6 +286,10 @@ def test_listings_said_in_other_words_name_what_came(library):
     assert "TxnModeWriteWithSharedBuffer" in came.answer
     funcs = ask(library, "prometheus", "what new PromQL functions did Prometheus 2.53 bring?")
     assert "histogram_avg" in funcs.answer and "_this" not in funcs.answer
+    # A listing of one area, said before it: that area's file, not the release notes' list of every flag.
+    area = ask(library, "prometheus", "promtool - new flags in Prometheus 3.5.0?")
+    assert area.kind == "changed_in" and {c.path for c in area.cited} == {"command-line/promtool.md"}
+    assert {"--junit", "--ignore-unknown-fields"} <= set(re.findall(r"--[\w\-]+", area.answer.splitlines()[-1]))
 
 
 def test_did_change_follows_a_renamed_flag_a_guide_pair_and_a_key_inside_a_block(library):

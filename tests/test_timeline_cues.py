@@ -49,6 +49,10 @@ def test_listing_questions_in_other_words():
     assert listing("which etcd flags got renamed in 3.6") == ("etcd flags ", "renamed")
     assert listing("which flag is deprecated in favour of --x?") is None
     assert listing("what new version is out?") is None
+    # After the area it is about: a listing of that area (change_questions._area reads the area's files).
+    assert listing("promtool: new flags in 3.5.0?") == ("flags", "added")
+    assert listing("etcdctl - new commands in 3.6?") == ("commands", "added")
+    assert listing("promtool: the new flag in 3.5.0?") is None
 
 
 @pytest.mark.parametrize("question, named, kind", [

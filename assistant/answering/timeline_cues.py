@@ -26,8 +26,8 @@ _NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|v
                          r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
 
 # "New feature flags in prom 3.5.0?", "any new metrics with 3.6?", "are there new metrics in 3.6": a plural noun after
-# a leading "new".
-_NEW_LEAD = re.compile(r"(?:^\s*|\b(?:are|were)\s+there\s+)(?:any\s+|the\s+|so\s+)?new\s+(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+(?:in|with|for|since)\b",
+# a leading "new", also after the area it is about ("promtool: new flags in 3.5.0?").
+_NEW_LEAD = re.compile(r"(?:^\s*(?:[\w\-]+\s*[:–—]\s*|[\w\-]+\s+-\s+)?|\b(?:are|were)\s+there\s+)(?:any\s+|the\s+|so\s+)?new\s+(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+(?:in|with|for|since)\b",
                        re.IGNORECASE)
 # "Removed flags in etcd 3.6?", "flags gone in etcd 3.6?": the change said beside a plural noun that opens the question.
 _CHANGED_LEAD = re.compile(r"^\s*(?:any\s+|the\s+)?(?:(?P<verb>removed|dropped|deprecated|added|renamed)\s+"
