@@ -339,6 +339,9 @@ def test_a_name_written_as_code_beats_a_plain_word_reading(library):
         a = ask(library, "prometheus", q)
         assert a.kind == "introduced" and a.term == term, q
         assert releases_named(a.answer, list(PROM_RELEASES))[0] == first
+    # A key of the configuration reference ("[ gogc: <int> | default = 75 ]") is a name too, before "config file".
+    gogc = ask(library, "prometheus", "gogc in the config file: same default in prometheus 2.53 and 3.5?")
+    assert gogc.kind == "did_change" and gogc.term == "gogc" and gogc.answer.startswith("Yes, the same")
 
 
 def test_the_eval_tune_half_through_the_answerer(library):
