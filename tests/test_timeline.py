@@ -5,6 +5,7 @@ timeline follows a sync incrementally; ordinary questions are left to search."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -285,6 +286,10 @@ def test_listings_said_in_other_words_name_what_came(library):
     assert "TxnModeWriteWithSharedBuffer" in came.answer
     funcs = ask(library, "prometheus", "what new PromQL functions did Prometheus 2.53 bring?")
     assert "histogram_avg" in funcs.answer and "_this" not in funcs.answer
+    # A listing of one area, said before it: that area's file, not the release notes' list of every flag.
+    area = ask(library, "prometheus", "promtool - new flags in Prometheus 3.5.0?")
+    assert area.kind == "changed_in" and {c.path for c in area.cited} == {"command-line/promtool.md"}
+    assert {"--junit", "--ignore-unknown-fields"} <= set(re.findall(r"--[\w\-]+", area.answer.splitlines()[-1]))
 
 
 def test_did_change_follows_a_renamed_flag_a_guide_pair_and_a_key_inside_a_block(library):
@@ -334,6 +339,9 @@ def test_a_name_written_as_code_beats_a_plain_word_reading(library):
         a = ask(library, "prometheus", q)
         assert a.kind == "introduced" and a.term == term, q
         assert releases_named(a.answer, list(PROM_RELEASES))[0] == first
+    # A key of the configuration reference ("[ gogc: <int> | default = 75 ]") is a name too, before "config file".
+    gogc = ask(library, "prometheus", "gogc in the config file: same default in prometheus 2.53 and 3.5?")
+    assert gogc.kind == "did_change" and gogc.term == "gogc" and gogc.answer.startswith("Yes, the same")
 
 
 def test_the_eval_tune_half_through_the_answerer(library):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.answering.timeline_cues import cue_kind, either_kind, listing
+from assistant.answering.timeline_cues import asks_yes_no, cue_kind, either_kind, listing
 from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
 
 
@@ -15,6 +15,8 @@ from assistant.answering.timeline_evidence import evidence_kind, may_decide, una
     ("X in etcd 3.5 compared to 3.6", 2, "changed_between"),
     ("what flag enables X in 2.53 versus 3.5?", 2, None),  # one thing asked of each release: searched
     ("kubernetes SD endpoints role - deprecated? should I switch", 0, "deprecated"),
+    ("X: deprecated in 3.6? whats it called now", 1, "deprecated"),
+    ("can I keep passing X after moving to 3.6 or is it deprecated", 1, "deprecated"),
     ("X gone in etcd 3.6?", 1, "removed"),
     ("was X dropped in 3.6", 1, "removed"),
     ("was X added in 3.6?", 1, "introduced"),
@@ -47,6 +49,10 @@ def test_listing_questions_in_other_words():
     assert listing("which etcd flags got renamed in 3.6") == ("etcd flags ", "renamed")
     assert listing("which flag is deprecated in favour of --x?") is None
     assert listing("what new version is out?") is None
+    # After the area it is about: a listing of that area (change_questions._area reads the area's files).
+    assert listing("promtool: new flags in 3.5.0?") == ("flags", "added")
+    assert listing("etcdctl - new commands in 3.6?") == ("commands", "added")
+    assert listing("promtool: the new flag in 3.5.0?") is None
 
 
 @pytest.mark.parametrize("question, named, kind", [
@@ -220,3 +226,16 @@ def test_words_of_the_term_s_own_passage_ask_nothing_more():
     assert unasked_words("does 2.53 support the keep_dropped_targets scrape setting?", "keep_dropped_targets",
                          {"prometheus"}) == ["scrape"]
     assert evidence_kind("v3.4: can I set X on listeners?", 1, ["v3.5"], ETCD, "v3.4", []) is None  # a how-to
+
+
+@pytest.mark.parametrize("question, yes_no", [
+    ("can i switch on X via --feature-gates on etcd 3.5", True),
+    ("basic_auth username_file - does 2.53 support reading the username from a file", True),
+    ("etcd 3.4: is --x there?", True),
+    ("What is the default --auth-token-ttl in etcd v3.4?", False),
+    ("how do I enable X in 3.5?", False),
+    ("does 3.5 say which flags replace X?", False),
+])
+def test_a_yes_no_that_asks_nothing_else(question, yes_no):
+    """Only such a question about one release turns the knowledge verdict into the answer "No" (timeline_absent)."""
+    assert asks_yes_no(question) is yes_no

@@ -185,6 +185,16 @@ _KINDS = {"added": ("added", "renamed"), "new": ("added", "renamed"), "introduce
           "removed": ("removed", "renamed"), "dropped": ("removed", "renamed"), "renamed": ("renamed",)}
 
 
+def _area(q: TimelineQuestion, changes: list[SectionChange]) -> list[SectionChange]:
+    """A listing of one area ("promtool: new flags in 3.5.0?", "etcdctl: new commands"): the changes of the files
+    whose name is a word the question says beside what it lists (command-line/promtool.md); none when no file is."""
+    if not q.listing:
+        return []
+    listed = {w.lower() for w in q.listing[0].split()}
+    words = [w for w in q.topic if w not in listed]
+    return [c for c in changes if set(re.split(r"[-_.]", c.path.rsplit("/", 1)[-1].lower())) & set(words)]
+
+
 def _listing_changes(q: TimelineQuestion, changes: list[SectionChange]) -> list[SectionChange]:
     """"Which PromQL functions were added between 2.45 and 2.53?" with no release notes listing them: the sections
     of the asked kind (added, removed) whose file name or heading names what is listed (querying/functions.md)."""
@@ -220,9 +230,13 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     changes = _relevant(diff.changes, q.term, q.topic if q.kind == "changed_between" else [], names)
     if q.term is None and q.kind == "changed_between" and not changes:
         changes = diff.changes
+    # A listing of one area ("promtool: new flags in 3.5.0?"): the diff's sections of that area, not the notes' list.
+    area = _area(q, diff.changes)
+    listed = [] if area else listed
+    area = area or diff.changes
     by_diff = bool(q.listing and not listed)  # no release notes list them: the sections of the diff do
     if by_diff:
-        changes = _listing_changes(q, diff.changes)
+        changes = _listing_changes(q, area)
     about = f" about `{q.term}`" if q.term else ""
     lines = [f"What changed in {q.product} from {old} to {new}{about}: {sum(c.kind == 'changed' for c in changes)} "
              f"sections changed, {sum(c.kind == 'added' for c in changes)} added, "

@@ -32,6 +32,7 @@ from assistant.answering.retrieval import HybridRetriever, Lexicon, ReleaseIndex
 from assistant.answering.rewrite import condense_rules, is_follow_up, rewrite
 from assistant.answering.routing import Routing, detect, strip_release_mentions
 from assistant.answering.state import AskResult, Candidate, Observer, StageEvent, Turn
+from assistant.answering.timeline_absent import missing_answer
 from assistant.backends.chat import ChatModel, LLMError
 from assistant.backends.llama_adapters import LocalEmbedding
 from assistant.library.catalogue import Library
@@ -332,7 +333,7 @@ class Pipeline:
     def generate(self, t: Turn) -> Turn:
         p, res, routing = t.preset, t.result, t.routing
         if res.knowledge_missing:
-            res.answer = kn.degraded_answer(kn.KnowledgeVerdict(**res.knowledge), routing.product, routing.releases)
+            res.answer, res.sources = missing_answer(t.question, res.knowledge, routing, self.timeline, res.sources)
             return t
         if t.llm is None:
             question = t.rewrite.standalone if t.rewrite is not None else t.question

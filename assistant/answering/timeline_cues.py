@@ -26,8 +26,8 @@ _NEW_THINGS = re.compile(r"\b(?:which|what)\s+new\s+(?P<what>(?:(?!releases?\b|v
                          r"(?!releases\b|versions\b)[\w\-]+s)\b(?!\s+(?:is|was|has)\b)", re.IGNORECASE)
 
 # "New feature flags in prom 3.5.0?", "any new metrics with 3.6?", "are there new metrics in 3.6": a plural noun after
-# a leading "new".
-_NEW_LEAD = re.compile(r"(?:^\s*|\b(?:are|were)\s+there\s+)(?:any\s+|the\s+|so\s+)?new\s+(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+(?:in|with|for|since)\b",
+# a leading "new", also after the area it is about ("promtool: new flags in 3.5.0?").
+_NEW_LEAD = re.compile(r"(?:^\s*(?:[\w\-]+\s*[:–—]\s*|[\w\-]+\s+-\s+)?|\b(?:are|were)\s+there\s+)(?:any\s+|the\s+|so\s+)?new\s+(?P<what>(?:[\w\-]+\s+){0,2}[\w\-]+s)\s+(?:in|with|for|since)\b",
                        re.IGNORECASE)
 # "Removed flags in etcd 3.6?", "flags gone in etcd 3.6?": the change said beside a plural noun that opens the question.
 _CHANGED_LEAD = re.compile(r"^\s*(?:any\s+|the\s+)?(?:(?P<verb>removed|dropped|deprecated|added|renamed)\s+"
@@ -104,7 +104,11 @@ _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|ther
                     re.IGNORECASE)
 # A yes/no question, also after its topic ("etcd 3.5: is --x there", "X - was it dropped?").
 _YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
-_ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*\s*\?", re.IGNORECASE)  # "X - deprecated?"
+# "X - deprecated?", "X: deprecated in 3.6? what's it called now", "can I keep passing X after 3.6 or is it deprecated":
+# its deprecation asked as a yes/no clause of its own, whatever else follows.
+_ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*(?:\s+(?:in|on|as\s+of|since)\s+(?:\w+\s+)?v?\d[\w.]*)?\s*(?:\?|$)"
+                               r"|\bor\s+(?:is|was|has)\s+(?:it|that|this)\s+(?:been\s+|now\s+)?deprecat\w*",
+                               re.IGNORECASE)
 # Whether a release offers it, asked of what the user may do: "X in 2.53, can I use it?", "can 2.53 delay the
 # compaction start (X flag)?"; only with one release and a held name (cue_kind's own condition). Never "can I set
 # X to ...", "can I configure X": how to use it, searched.
@@ -112,6 +116,15 @@ _USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|enable|turn\s+
                      r"^\s*can\s+(?:\w+\s+)?v?\d+(?:\.\d+)+\s+[a-z]", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
+
+
+_ASKS_MORE = re.compile(r"\b(?:what|which|how|where|why|who|when)\b", re.IGNORECASE)
+
+
+def asks_yes_no(question: str) -> bool:
+    """A question answered "yes" or "no" that asks nothing else (no what/which/how/when): "can i switch on X via
+    --feature-gates on etcd 3.5", "X - does 2.53 support reading it from a file"."""
+    return bool(_YESNO.search(question)) and not _ASKS_MORE.search(question)
 
 # What a question asks about the term, in any words: its removal, its coming, its deprecation, its presence.
 _DID_DROP = re.compile(r"\bdid\b.*\b(?:drop|remove|delete|retire)\b", re.IGNORECASE)  # "did 3.6 drop X?"

@@ -304,7 +304,9 @@ def code_word(words: list[str], timeline: Timeline, products: list[str]) -> tupl
             # Written as code where the docs name it: most of its lines show it in backticks.
             texts = [row.text.lower() for o in occ[:12] if (row := timeline.section(p, o.release, o.path, o.ord))]
             lines = [ln for t in texts for ln in t.splitlines() if token_pattern(w).search(ln)]
-            if lines and 2 * sum(bool(re.search(rf"`{re.escape(w)}[`(]", ln)) for ln in lines) > len(lines):
+            # Or a key of the configuration reference: "[ gogc: <int> | default = 75 ]".
+            if lines and (2 * sum(bool(re.search(rf"`{re.escape(w)}[`(]", ln)) for ln in lines) > len(lines) or
+                          any(re.match(rf"\s*\[?\s*{re.escape(w)}:\s*<", ln) for ln in lines)):
                 found.append((len(occ), w, p))
     return min(found)[1:] if found else None  # the rarest: "limitk", not "promql"
 
