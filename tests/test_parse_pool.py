@@ -47,18 +47,24 @@ def stored_points(backend, name: str, ids: set[str]) -> dict:
     return {str(r.id): (r.payload, {k: plain(v) for k, v in r.vector.items()}) for r in records}
 
 
-def ingest(tmp_path: Path, workers: int) -> tuple[dict, dict, dict]:
-    settings = Settings(data_dir=tmp_path / f"data{workers}", models_dir=PROJECT_ROOT / "models",
-                        embedding_cache_path=PROJECT_ROOT / ".cache" / "test_embed_cache.sqlite",
-                        ingest_workers=workers)
-    indexer = build_indexer(settings)
+def indexer_with_pages(data_dir: Path, workers: int, names: list[str]):
+    """An indexer over `data_dir` whose etcd v3.6 folder holds `names`: real etcd pages, or copies of the first body
+    page under another name (the dying readers' files)."""
+    indexer = build_indexer(Settings(data_dir=data_dir, models_dir=PROJECT_ROOT / "models",
+                                     embedding_cache_path=PROJECT_ROOT / ".cache" / "test_embed_cache.sqlite",
+                                     ingest_workers=workers))
     folder = indexer.library.release_dir("etcd", "v3.6")
-    for rel in PAGES:
+    for rel in names:
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ETCD36 / rel, folder / rel)
+        shutil.copy(ETCD36 / (rel if rel in PAGES else BODY_PAGES[0]), folder / rel)
+    return indexer, folder
+
+
+def ingest(tmp_path: Path, workers: int) -> tuple[dict, dict, dict]:
+    indexer, folder = indexer_with_pages(tmp_path / f"data{workers}", workers, PAGES)
     shutil.copytree(tmp_path / "hostile", folder / "hostile")  # corrupt, binary and front-matter-only files
     [report] = indexer.sync()
-    db = sqlite3.connect(settings.index_dir / "manifest.sqlite")
+    db = sqlite3.connect(indexer.settings.index_dir / "manifest.sqlite")
     tables = {t: db.execute(f"SELECT {cols} FROM {t} ORDER BY path, 2, 3").fetchall() for t, cols in TABLES.items()}
     store = ReleaseStore(indexer.store, "etcd", "v3.6", indexer.embedder.dim)
     points = stored_points(indexer.store, store.name, store.ids())
@@ -116,14 +122,7 @@ def library_with_dying_files(tmp_path: Path, monkeypatch, workers: int, names: l
     """Four pages with body text, and two copies of the first that kill their reader (tests/dying_reader.py)."""
     monkeypatch.setattr(parse_pool, "_init_worker", dying_reader.init)  # what each spawned worker starts with
     monkeypatch.setenv("DYING_READER_MARKS", str(tmp_path))
-    settings = Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models",
-                        embedding_cache_path=PROJECT_ROOT / ".cache" / "test_embed_cache.sqlite",
-                        ingest_workers=workers)
-    indexer = build_indexer(settings)
-    folder = indexer.library.release_dir("etcd", "v3.6")
-    for rel in names:
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ETCD36 / (rel if rel in PAGES else BODY_PAGES[0]), folder / rel)
+    indexer, _ = indexer_with_pages(tmp_path / "data", workers, names)
     return indexer
 
 

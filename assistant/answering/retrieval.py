@@ -92,21 +92,24 @@ class ReleaseIndex:
             self._dense_ok = (gen, ok)
         return self._dense_ok[1]
 
+    def _per_generation(self, slot: str, make) -> list[str]:
+        """`make(the release's files)`, kept in `slot` and made again only when the manifest's generation moves."""
+        gen = str(self.manifest.generation(self.product, self.release))
+        kept = getattr(self, slot)
+        if kept is None or kept[0] != gen:
+            kept = (gen, make(self.manifest.files(self.product, self.release)))
+            setattr(self, slot, kept)
+        return kept[1]
+
     @property
     def limit_pages(self) -> list[str]:
         """The release's pages of limits or quotas (limits.py), listed once per manifest generation."""
-        gen = str(self.manifest.generation(self.product, self.release))
-        if self._limit_pages is None or self._limit_pages[0] != gen:
-            self._limit_pages = (gen, limit_pages(self.manifest.files(self.product, self.release)))
-        return self._limit_pages[1]
+        return self._per_generation("_limit_pages", limit_pages)
 
     @property
     def guides(self) -> list[str]:
         """The release's top folders named like a guide (limits.guide_folders), listed once per manifest generation."""
-        gen = str(self.manifest.generation(self.product, self.release))
-        if self._guides is None or self._guides[0] != gen:
-            self._guides = (gen, guide_folders(self.manifest.files(self.product, self.release)))
-        return self._guides[1]
+        return self._per_generation("_guides", guide_folders)
 
     @property
     def lexicon(self) -> "Lexicon":
