@@ -118,4 +118,7 @@ def test_a_guide_named_in_plain_words_routes_to_its_product(pipeline):
     chosen = owned(evidence, "Minimum refresh interval for a container data set in IoT Analytics?",
                    pipeline.timeline, common)
     assert [e.product for e in chosen] == ["awsdocs"]
+    # A guide named yields to a name that another product alone holds: relabelling is Prometheus's.
+    chosen = owned(evidence, "how do I relabel targets found through EC2 service discovery?", pipeline.timeline, common)
+    assert [e.product for e in chosen] == ["prometheus-server"]
     assert len(owned(evidence, "Minimum refresh interval for a container data set?", pipeline.timeline, common)) == 3

@@ -17,6 +17,7 @@ from assistant.answering.timeline_evidence import evidence_kind, may_decide, una
     ("kubernetes SD endpoints role - deprecated? should I switch", 0, "deprecated"),
     ("X: deprecated in 3.6? whats it called now", 1, "deprecated"),
     ("can I keep passing X after moving to 3.6 or is it deprecated", 1, "deprecated"),
+    ("my etcd logs warn that X is deprecated", 0, None),  # a statement: searched as a symptom
     ("X gone in etcd 3.6?", 1, "removed"),
     ("was X dropped in 3.6", 1, "removed"),
     ("was X added in 3.6?", 1, "introduced"),
@@ -194,6 +195,14 @@ ETCD = ["v3.4", "v3.5", "v3.6"]
     ("what flag enables X in 2.53 versus 3.5?", 2, ETCD, None, [], None),
     ("what happened to X between 3.5 and 3.6?", 2, ETCD, None, [], "changed_between"),  # its fate: what changed
     ("what happened to X in 3.6?", 1, ["v3.5"], "v3.6", [], None),  # one release: timeline_questions' own rules
+    # A change asked of a release that has the term: "Yes, 3.6 documents it" would answer another question.
+    ("Does etcd 3.6 remove X?", 1, ["v3.5", "v3.6"], "v3.6", [], None),
+    ("Did etcd 3.6 add X?", 1, ["v3.6"], "v3.6", [], None),
+    ("did 3.4 add X?", 1, ["v3.5", "v3.6"], "v3.4", [], "in_release"),  # lacking it: the "No" holds
+    # Two releases asked of anything but their difference: searched.
+    ("can I run X in etcd 3.4 and 3.5 members in one cluster?", 2, ETCD, None, ["run", "members", "cluster"], None),
+    ("X from 2.53 to 3.5: will my rules keep working?", 2, ETCD, None, ["rules", "keep", "working"], None),
+    ("is X different in 3.6 than 3.5?", 2, ETCD, None, ["different"], "changed_between"),
 ])
 def test_evidence_decides_the_kind(question, named, documented, asked, unasked, kind):
     assert evidence_kind(question, named, documented, ETCD, asked, unasked) == kind
@@ -235,6 +244,7 @@ def test_words_of_the_term_s_own_passage_ask_nothing_more():
     ("What is the default --auth-token-ttl in etcd v3.4?", False),
     ("how do I enable X in 3.5?", False),
     ("does 3.5 say which flags replace X?", False),
+    ("Is there an alternative to --feature-gates in etcd 3.5?", False),  # answered by naming one, not by a "No"
 ])
 def test_a_yes_no_that_asks_nothing_else(question, yes_no):
     """Only such a question about one release turns the knowledge verdict into the answer "No" (timeline_absent)."""

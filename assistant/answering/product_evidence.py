@@ -123,13 +123,14 @@ def owned(evidence: list[Evidence], question: str, timeline, common_words) -> li
     owns it first: the guide's name is no indexed word ("iot" is too short to count, "analytics" an everyday word),
     and a closer passage of another product sharing the question's words ("refresh interval": Prometheus's
     `refresh_interval`) would win by cosine."""
-    naming = {e.product for e in evidence if guides_named(e.guides, question, common_words)}
-    if len(naming) == 1:
-        return [e for e in evidence if e.product in naming]
     terms = identifiers(question)
     terms += plain_words(question, {p.lower() for t in terms for p in t.split()}, common_words)
     # Only whether one product alone holds them matters: the lookup stops at a second product (`sole_owner` over
     # each name's owners gives the same answer, at one timeline lookup per name and product).
     holders = timeline.holding([e.product for e in evidence], terms, stop_at=2)
     owner = next(iter(holders)) if len(holders) == 1 else None
+    naming = {e.product for e in evidence if guides_named(e.guides, question, common_words)}
+    if len(naming) == 1 and (owner is None or owner in naming):
+        # A guide named yields only to names no other product holds ("relabel targets found by EC2 discovery").
+        owner = next(iter(naming))
     return [e for e in evidence if e.product == owner] if owner else evidence

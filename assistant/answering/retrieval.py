@@ -28,8 +28,8 @@ from assistant.library.store import Hit, ReleaseStore, SearchSpec
 
 log = logging.getLogger(__name__)
 
-# A limits page found only by being searched on its own is off-topic when its best chunk's cosine is this far under
-# the best candidate's: "how long are --auto-tls certs valid" (etcd's limit.md 0.40, the security guide 0.73), "launch
+# The limits pages searched on their own are off-topic when their best chunk's cosine is this far under the best
+# candidate's; then every chunk of theirs leaves the candidates, those the ordinary search found too: "how long are --auto-tls certs valid" (etcd's limit.md 0.40, the security guide 0.73), "launch
 # template versions limit" (0.33 / 0.69). Limits golds sit closer: at most 0.27 under (BatchWriteItem's requests,
 # 0.46 / 0.73; README: "Ranking", AWS round 3).
 LIMIT_GATE = 0.28
@@ -254,8 +254,8 @@ def _collect(hits: list[Hit], nodes: dict[str, TextNode], kind: str) -> dict[str
 def _gate_pages(fused: dict[str, float], nodes: dict[str, TextNode], pages: set[tuple[str, str, str]],
                 gate: float) -> dict[str, float]:
     """Drop the chunks of the limits pages searched on their own when the best of them is not about the question: its
-    cosine more than `gate` under the best candidate's. The pages' lists only ever add to their own chunks' scores,
-    so the rest keep the order they would have had without them."""
+    cosine more than `gate` under the best candidate's. Every chunk of those pages goes, also one the ordinary lists
+    found; the pages' lists only ever add to their own chunks' scores, so the rest keep their order."""
     def cos(key: str) -> float | None:
         return nodes[key].metadata.get("dense")
 

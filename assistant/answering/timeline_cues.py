@@ -106,7 +106,7 @@ _STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|ther
 _YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
 # "X - deprecated?", "X: deprecated in 3.6? what's it called now", "can I keep passing X after 3.6 or is it deprecated":
 # its deprecation asked as a yes/no clause of its own, whatever else follows.
-_ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*(?:\s+(?:in|on|as\s+of|since)\s+(?:\w+\s+)?v?\d[\w.]*)?\s*(?:\?|$)"
+_ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*(?:\s+(?:in|on|as\s+of|since)\s+(?:\w+\s+)?v?\d[\w.]*)?\s*\?"
                                r"|\bor\s+(?:is|was|has)\s+(?:it|that|this)\s+(?:been\s+|now\s+)?deprecat\w*",
                                re.IGNORECASE)
 # Whether a release offers it, asked of what the user may do: "X in 2.53, can I use it?", "can 2.53 delay the
@@ -116,9 +116,10 @@ _USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|enable|turn\s+
                      r"^\s*can\s+(?:\w+\s+)?v?\d+(?:\.\d+)+\s+[a-z]", re.IGNORECASE)
 _HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
 
-
-
-_ASKS_MORE = re.compile(r"\b(?:what|which|how|where|why|who|when)\b", re.IGNORECASE)
+# Asks for more than yes or no: a wh-word, or another thing in the term's place ("is there an alternative to X in
+# 3.5?" is answered by naming one, not by X's absence).
+_ASKS_MORE = re.compile(r"\b(?:what|which|how|where|why|who|when|alternatives?|equivalents?|instead|replac\w*|"
+                        r"similar|workarounds?|substitutes?)\b", re.IGNORECASE)
 
 
 def asks_yes_no(question: str) -> bool:
