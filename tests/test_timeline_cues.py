@@ -203,6 +203,7 @@ ETCD = ["v3.4", "v3.5", "v3.6"]
     ("can I run X in etcd 3.4 and 3.5 members in one cluster?", 2, ETCD, None, ["run", "members", "cluster"], None),
     ("X from 2.53 to 3.5: will my rules keep working?", 2, ETCD, None, ["rules", "keep", "working"], None),
     ("is X different in 3.6 than 3.5?", 2, ETCD, None, ["different"], "changed_between"),
+    ("X runtime default in the config file, same in 2.53 and 3.5?", 2, ETCD, None, ["runtime", "config"], "did_change"),
 ])
 def test_evidence_decides_the_kind(question, named, documented, asked, unasked, kind):
     assert evidence_kind(question, named, documented, ETCD, asked, unasked) == kind

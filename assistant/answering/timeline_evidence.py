@@ -47,10 +47,11 @@ _RELEASE = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 # A change asked of one release ("does 3.6 remove X?", "did 3.5 add X?"): presence answers it only when the release
 # lacks the term ("No"); a "yes" would answer a question nobody asked. The cue rules own the other readings.
 _CHANGE = re.compile(r"\b(?:adds?|added|remov\w*|introduc\w*|drop\w*|deprecat\w*|renam\w*|replac\w*)\b", re.IGNORECASE)
-# Words that only say two releases are compared; anything else two releases are asked of ("can I run 3.4 and 3.5
-# members in one cluster?", "2.53 to 3.5: will my rules keep working?") is a question for search.
-_COMPARING = {"different", "differ", "differs", "difference", "differences", "same", "identical", "moved", "move",
-              "vs", "versus", "compared", "comparison", "between", "changed", "change"}
+# Two releases compared in words ("same in 2.53 and 3.5?", "3.5 vs 3.6", "different"); without such a word, or a value
+# asked, a question asking anything more of two releases ("can I run 3.4 and 3.5 members in one cluster?", "2.53 to
+# 3.5: will my rules keep working?") is one for search.
+_COMPARING = re.compile(r"\b(?:differ\w*|same|identical|mov(?:e|ed)|vs\.?|versus|compar\w*|between|chang\w*)\b",
+                        re.IGNORECASE)
 # A word written as code (a flag, key, path, dotted name): a name, whatever its parts say.
 _CODE = re.compile(r"[^\s,;:?()]*\w[_\-.=/]\w[^\s,;:?()]*")
 _VERSION = re.compile(r"\bv?\d+(?:\.\d+)*\b")
@@ -113,7 +114,8 @@ def evidence_kind(question: str, named: int, documented: list[str], held: list[s
             return None
         return "in_release" if len(unasked) <= (0 if asked in documented else 1) else None
     if named == 2:
-        if any(w.lower() not in _COMPARING for w in unasked):
+        value = _VALUE.search(question)
+        if unasked and not (value or _COMPARING.search(question)):
             return None
-        return "did_change" if _VALUE.search(question) else "changed_between"
+        return "did_change" if value else "changed_between"
     return None
