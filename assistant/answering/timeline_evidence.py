@@ -47,10 +47,10 @@ _RELEASE = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 # A change asked of one release ("does 3.6 remove X?", "did 3.5 add X?"): presence answers it only when the release
 # lacks the term ("No"); a "yes" would answer a question nobody asked. The cue rules own the other readings.
 _CHANGE = re.compile(r"\b(?:adds?|added|remov\w*|introduc\w*|drop\w*|deprecat\w*|renam\w*|replac\w*)\b", re.IGNORECASE)
-# Two releases compared in words ("same in 2.53 and 3.5?", "3.5 vs 3.6", "different"); without such a word, or a value
+# Two releases compared in words ("same in 2.53 and 3.5?", "3.5 vs 3.6", "across", "different"); without such a word, or a value
 # asked, a question asking anything more of two releases ("can I run 3.4 and 3.5 members in one cluster?", "2.53 to
 # 3.5: will my rules keep working?") is one for search.
-_COMPARING = re.compile(r"\b(?:differ\w*|same|identical|mov(?:e|ed)|vs\.?|versus|compar\w*|between|chang\w*)\b",
+_COMPARING = re.compile(r"\b(?:across|differ\w*|same|identical|mov(?:e|ed)|vs\.?|versus|compar\w*|between|chang\w*)\b",
                         re.IGNORECASE)
 # A word written as code (a flag, key, path, dotted name): a name, whatever its parts say.
 _CODE = re.compile(r"[^\s,;:?()]*\w[_\-.=/]\w[^\s,;:?()]*")
