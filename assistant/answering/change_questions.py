@@ -232,11 +232,11 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
         changes = diff.changes
     # A listing of one area ("promtool: new flags in 3.5.0?"): the diff's sections of that area, not the notes' list.
     area = _area(q, diff.changes)
-    listed = [] if area else listed
-    area = area or diff.changes
+    if area:
+        listed = []
     by_diff = bool(q.listing and not listed)  # no release notes list them: the sections of the diff do
     if by_diff:
-        changes = _listing_changes(q, area)
+        changes = _listing_changes(q, area or diff.changes)
     about = f" about `{q.term}`" if q.term else ""
     lines = [f"What changed in {q.product} from {old} to {new}{about}: {sum(c.kind == 'changed' for c in changes)} "
              f"sections changed, {sum(c.kind == 'added' for c in changes)} added, "

@@ -68,11 +68,14 @@ def guide_names(folder: str) -> set[str]:
 
 def for_question(pages: list[str], question: str) -> list[str]:
     """The limits pages of the guides `question` names; all of them when it names none of their guides."""
-    words = _WORD.findall(question.lower())
-    said = {_fold(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1))}
+    said = _said(_WORD.findall(question.lower()))
     named = [p for p in pages if "/" in p and guide_names(p.split("/", 1)[0]) & said]
     return named or pages
 
+
+def _said(words: list[str]) -> set[str]:
+    """Every run of one to four of `words`, folded as guide names are (`_fold`): what a question can name."""
+    return {_fold(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1))}
 
 
 def guide_folders(paths: Iterable[str]) -> list[str]:
@@ -88,8 +91,7 @@ def guides_named(folders: Iterable[str], question: str, common: Container[str] =
     """The guides among `folders` that `question` names in plain words as a product: the service's words together
     ("IoT Analytics", "GuardDuty", "Transit Gateway") or its first word ("ELB"), never an everyday word alone
     (`common`: "lambda", "forecast", etcd's "dev-guide"), which names a thing as often as the service."""
-    words = [w.lower() for w in _PLAIN_WORD.findall(question)]
-    said = {_fold(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1))}
+    said = _said([w.lower() for w in _PLAIN_WORD.findall(question)])
     out = []
     for folder in folders:
         m = _GUIDE.match(folder)

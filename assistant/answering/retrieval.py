@@ -29,8 +29,9 @@ from assistant.library.store import Hit, ReleaseStore, SearchSpec
 log = logging.getLogger(__name__)
 
 # The limits pages searched on their own are off-topic when their best chunk's cosine is this far under the best
-# candidate's; then every chunk of theirs leaves the candidates, those the ordinary search found too: "how long are --auto-tls certs valid" (etcd's limit.md 0.40, the security guide 0.73), "launch
-# template versions limit" (0.33 / 0.69). Limits golds sit closer: at most 0.27 under (BatchWriteItem's requests,
+# candidate's; then every chunk of theirs leaves the candidates, those the ordinary search found too: "how long are
+# --auto-tls certs valid" (etcd's limit.md 0.40, the security guide 0.73), "launch template versions limit" (0.33 /
+# 0.69). Limits golds sit closer: at most 0.27 under (BatchWriteItem's requests,
 # 0.46 / 0.73; README: "Ranking", AWS round 3).
 LIMIT_GATE = 0.28
 

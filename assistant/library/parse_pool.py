@@ -10,7 +10,8 @@ most a few files per worker are in flight, so memory stays bounded; a cancelled 
 A worker that dies (out of memory, killed, a crash inside a parser) would leave its file unfinished, and a pool
 that replaces workers silently (multiprocessing.Pool) waits for it forever. Here each worker has its own pipe and
 its own list of files, so the file it was reading is known: handed out once more (to the least busy worker; the
-dead one's replacement is fresh), then set aside as failed ("the reader process died while reading X, twice"), like a broken file; the others go on (issue 15).
+dead one's replacement is fresh), then set aside as failed ("the reader process died while reading X, twice"),
+like a broken file; the others go on (issue 15).
 
 An outcome is a plain tuple (an exception may not pickle): ("indexed", encoding, title, nodes, fields),
 ("failed", reason, None, None, None) or ("skipped", reason, title, description, None). `fields`, from workers only:
@@ -158,7 +159,8 @@ def _in_workers(files: list[tuple[str, Path, int]], product: str, release: str, 
                 cancel: threading.Event | None) -> Iterator[tuple]:
     """The outcomes in file order, read by `workers` processes; a worker that dies is replaced. The file it was
     reading is handed out once more, to the least busy worker (it may have died of something else: memory taken by
-    another file, a kill), and set aside as failed if its reader dies again; the other files it held go to the next free workers."""
+    another file, a kill), and set aside as failed if its reader dies again; the other files it held go to the next
+    free workers."""
     readers = [_Reader(initargs) for _ in range(workers)]
     window = workers * IN_FLIGHT_PER_WORKER  # files handed out and not yet yielded: memory stays bounded
     results: dict[int, tuple] = {}
