@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from llama_index.core.schema import NodeWithScore
 
 
 def weighted_average(score_lists: Sequence[dict[str, float]], weights: Sequence[float]) -> dict[str, float]:
@@ -77,3 +78,18 @@ def spread_files(items: list, key, slots: int) -> list:
             top.append(i)
     chosen = set(top)
     return [items[i] for i in top] + [item for i, item in enumerate(items) if i not in chosen]
+
+
+def balance_releases(contexts: list[NodeWithScore], scopes: list[tuple[str, str]], k: int) -> list[NodeWithScore]:
+    """For a comparison (or two close products), interleave the (product, release) scopes so each is cited; else the
+    top k."""
+    if len(scopes) < 2:
+        return contexts[:k]
+    per = {s: [n for n in contexts if (n.node.metadata.get("product"), n.node.metadata.get("release")) == s]
+           for s in scopes}
+    out: list[NodeWithScore] = []
+    while len(out) < k and any(per.values()):
+        for r in scopes:
+            if per[r] and len(out) < k:
+                out.append(per[r].pop(0))
+    return out

@@ -19,7 +19,7 @@ from assistant.answering import knowledge as kn
 from assistant.answering.catalogue_questions import answer_catalogue_question
 from assistant.answering.change_questions import answer_timeline_question, phrase
 from assistant.answering.extractive import extractive_answer
-from assistant.answering.fusion import lost_in_the_middle
+from assistant.answering.fusion import balance_releases, lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
 from assistant.answering.glossary import load_or_mine
 from assistant.answering.intent import IntentClassifier
@@ -30,7 +30,7 @@ from assistant.answering.reduce import extract, llm_select
 from assistant.answering.rerank import CrossEncoderRerank
 from assistant.answering.retrieval import HybridRetriever, Lexicon, ReleaseIndex, keep_by_margin, spread_by_file
 from assistant.answering.rewrite import condense_rules, is_follow_up, rewrite
-from assistant.answering.routing import Routing, detect, strip_release_mentions
+from assistant.answering.routing import Routing, detect, routing_message, strip_release_mentions
 from assistant.answering.state import AskResult, Candidate, Observer, StageEvent, Turn
 from assistant.answering.timeline_absent import missing_answer
 from assistant.backends.chat import ChatModel, LLMError
@@ -198,7 +198,7 @@ class Pipeline:
         res.product_source = routing.product_source
         if not routing.product or not routing.releases:
             res.status = "not_in_library" if routing.product_source == "inferred" else "no_documents"
-            res.answer = _routing_message(routing, t.catalogue)
+            res.answer = routing_message(routing, t.catalogue)
             res.knowledge_missing = True
             t.done = True
         return t
@@ -282,7 +282,7 @@ class Pipeline:
     def select(self, t: Turn) -> Turn:
         contexts = spread_by_file(keep_by_margin(t.contexts, t.preset.retrieval.margin), t.preset.retrieval.distinct_files)
         scopes = [(t.routing.product, r) for r in t.routing.releases] + list(t.routing.also)
-        t.contexts = _balance_releases(contexts, scopes, t.preset.retrieval.contexts)
+        t.contexts = balance_releases(contexts, scopes, t.preset.retrieval.contexts)
         t.relevance = max((n.node.metadata.get("dense", 0.0) for n in t.contexts), default=0.0)
         return t
 
@@ -388,39 +388,6 @@ class Pipeline:
                         chunk_ids=[c.node.node_id for c in candidates if c.node.metadata.get("context_id") == cid])
             out.append(NodeWithScore(node=TextNode(id_=cid, text=row.text, metadata=meta), score=best.score))
         return out
-
-
-def _balance_releases(contexts: list[NodeWithScore], scopes: list[tuple[str, str]], k: int) -> list[NodeWithScore]:
-    """For a comparison (or two close products), interleave the (product, release) scopes so each is cited; else the
-    top k."""
-    if len(scopes) < 2:
-        return contexts[:k]
-    per = {s: [n for n in contexts if (n.node.metadata.get("product"), n.node.metadata.get("release")) == s]
-           for s in scopes}
-    out: list[NodeWithScore] = []
-    while len(out) < k and any(per.values()):
-        for r in scopes:
-            if per[r] and len(out) < k:
-                out.append(per[r].pop(0))
-    return out
-
-
-def _routing_message(routing: Routing, catalogue) -> str:
-    if not catalogue:
-        return "The library is empty. Add documents for a product and release in the sidebar (or `assistant ingest`)."
-    if routing.product is None:
-        names = ", ".join(c.display_name for c in catalogue)
-        if routing.product_source == "inferred":
-            return (f"Nothing in the library matches this question: no document of {names} is about it. "
-                    "Add the product's documents in the sidebar, or rephrase with the terms its documents use.")
-        if not any(c.releases for c in catalogue):
-            return f"No release of {names} is indexed yet: add documents in the sidebar (or `assistant sync`)."
-        return f"No product in the library has the release named. The library has: {names}."
-    info = next(c for c in catalogue if c.name == routing.product)
-    if routing.unknown_mentions:
-        return (f"The library has no {info.display_name} release {', '.join(routing.unknown_mentions)}; "
-                f"it has {', '.join(info.releases) or 'none yet'}.")
-    return f"No {info.display_name} release is indexed yet."
 
 
 class _Runner:

@@ -372,3 +372,22 @@ def strip_release_mentions(question: str, routing: Routing) -> str:
     text = re.sub(r"([,;:])(?=[,;:?.!])", "", text)
     text = re.sub(r"^[\s,;:]+", "", text)
     return re.sub(r"\s{2,}", " ", text).strip()
+
+
+def routing_message(routing: Routing, catalogue) -> str:
+    """What to tell the user when no (product, release) could be searched."""
+    if not catalogue:
+        return "The library is empty. Add documents for a product and release in the sidebar (or `assistant ingest`)."
+    if routing.product is None:
+        names = ", ".join(c.display_name for c in catalogue)
+        if routing.product_source == "inferred":
+            return (f"Nothing in the library matches this question: no document of {names} is about it. "
+                    "Add the product's documents in the sidebar, or rephrase with the terms its documents use.")
+        if not any(c.releases for c in catalogue):
+            return f"No release of {names} is indexed yet: add documents in the sidebar (or `assistant sync`)."
+        return f"No product in the library has the release named. The library has: {names}."
+    info = next(c for c in catalogue if c.name == routing.product)
+    if routing.unknown_mentions:
+        return (f"The library has no {info.display_name} release {', '.join(routing.unknown_mentions)}; "
+                f"it has {', '.join(info.releases) or 'none yet'}.")
+    return f"No {info.display_name} release is indexed yet."
