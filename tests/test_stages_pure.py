@@ -19,6 +19,7 @@ from assistant.answering.knowledge import (
     decide,
     degraded_answer,
     identifiers,
+    suggest_question,
     term_present,
 )
 from assistant.answering.reduce import extract
@@ -137,6 +138,15 @@ def test_knowledge_decision_and_degraded_answer():
     v = KnowledgeVerdict(True, "r", 0.5, ["--log-format"], ["v3.6"], "What does etcd v3.5 say about logging?")
     text = degraded_answer(v, "etcd", ["v3.5"])
     assert "I don't know" in text and "--log-format" in text and "v3.6" in text and "logging" in text
+
+
+def test_a_suggested_question_names_a_one_word_heading_with_its_parent():
+    # etcd v3.5's feature-gate table sits under "Feature Gates > Stable": "about Stable?" says nothing.
+    q = suggest_question("Feature gates", "Feature Gates > Stable", "etcd", "v3.5")
+    assert q == "What does the etcd v3.5 documentation say about Stable in Feature Gates?"
+    assert suggest_question("Logging", "Logging", "etcd", "v3.5").endswith("about Logging?")
+    assert suggest_question("Clustering", "Runtime reconfiguration > Add a new member", "etcd", "v3.5").endswith(
+        "about Add a new member?")
 
 
 def test_extractive_reduction_keeps_relevant_sentences_in_order():

@@ -211,7 +211,13 @@ def degraded_answer(verdict: KnowledgeVerdict, product: str, releases: list[str]
 
 
 def suggest_question(title: str, section: str, product: str, release: str) -> str:
-    topic = section.split(" > ")[-1] if section else title
+    """A question the top passage answers, named by its heading; a one-word heading ("Stable", "Usage") says
+    little alone, so its parent heading (or the page title) comes with it."""
+    path = [h.strip() for h in section.split(" > ") if h.strip()] if section else []
+    topic = path[-1] if path else title
+    parent = path[-2] if len(path) > 1 else title
+    if path and len(topic.split()) == 1 and parent and parent.lower() != topic.lower():
+        topic = f"{topic} in {parent}"
     return f"What does the {product} {release} documentation say about {topic}?"
 
 
