@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import replace
 
+from assistant.answering.change_areas import area_changes, asked_words, find_area, folder_title, moved_pages, notes_on, prose_lines
 from assistant.answering.timeline_questions import (
     TimelineAnswer,
     TimelineQuestion,
@@ -18,7 +20,7 @@ from assistant.answering.timeline_questions import (
     term_lines,
 )
 from assistant.answering.timeline_words import stem, words_of
-from assistant.answering.value_changes import cite_section, did_change, term_value
+from assistant.answering.value_changes import cite_section, did_change, misspelt_value, term_value
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
@@ -37,7 +39,7 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     if q is None:
         return None
-    found = answer_change_question(q, timeline) if q.kind in ("changed_in", "changed_between", "did_change") \
+    found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
         else answer_term_question(q, timeline)
     found.product_source = q.product_source
     found.answer = _as_list(found.answer)
@@ -139,7 +141,10 @@ def _outline(changes: list[SectionChange], new: str) -> list[str]:
     return out[:2]
 
 
-def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAnswer:
+def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: str = "") -> TimelineAnswer:
+    """`question`: its text, whose words may name an area (change_areas); its topic alone when not given."""
+    if q.kind == "changed_between" and misspelt_value(q):  # "X defualt 3.4 vs 3.6": its value, as "default" asks
+        q = replace(q, kind="did_change")
     ans = TimelineAnswer(q.kind, q.product, q.term, "", [])
     pair = _pair(q)
     if pair is None:
@@ -153,6 +158,10 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineA
     diff = diff_releases(timeline, q.product, old, new)
     if q.kind == "did_change":
         return did_change(q, timeline, diff, ans)
+    if not q.listing and (q.term is None or not is_identifier(q.term)):  # a place said in words, no name
+        found = _in_area(q, timeline, diff, ans, question)
+        if found is not None:
+            return found
     return _what_changed(q, diff, ans, _listed(q, timeline, new), _family(timeline, q.product, q.term))
 
 
@@ -268,20 +277,7 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
                      + (f" (names: {', '.join(kin[:MAX_TERMS])})" if len(kin) > 1 else ""))
     listed = sorted(changes, key=lambda c: (not is_release_notes(c.path, c.heading) if q.term is None else 0,
                                             {"renamed": 0, "added": 1, "removed": 2, "changed": 3}[c.kind]))
-    for c in listed[:MAX_LISTED]:
-        where = f"{c.path} › {c.heading or '(top)'}"
-        if c.kind == "changed":
-            pairs = _section_delta(c, 3 if q.term else 1, names)  # a term's own section: its lines that changed
-            lines.append(f"- changed: {where}: {old} {cite_section(ans, c.old, q.term)} → {new} "
-                         f"{cite_section(ans, c.new, q.term)}"
-                         + "".join(f" (\"{was}\" → \"{now}\")" for was, now in pairs if was or now))
-        elif c.kind == "renamed":
-            lines.append(f"- renamed: {c.path} › \"{c.old.heading}\" in {old} {cite_section(ans, c.old, q.term)} "
-                         f"→ \"{c.new.heading}\" in {new} {cite_section(ans, c.new, q.term)}")
-        elif c.kind == "added":
-            lines.append(f"- added in {new}: {where} {cite_section(ans, c.new, q.term)}")
-        else:
-            lines.append(f"- removed in {new}: {where} (last in {old} {cite_section(ans, c.old, q.term)})")
+    lines += _change_lines(listed[:MAX_LISTED], ans, q.term, names, old, new)
     if len(changes) > MAX_LISTED and q.term is None and q.topic:
         lines += _outline(changes, new)
     if len(changes) > MAX_LISTED:
@@ -309,6 +305,87 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     if len(lines) == 1 and not changes:
         ans.missing = bool(q.term)
         lines[0] = f"Nothing{about} changed in {q.product} between {old} and {new}: every section reads the same."
+    ans.answer = "\n".join(lines)
+    return ans
+
+
+def _change_lines(changes: list[SectionChange], ans: TimelineAnswer, term: str | None, names, old: str,
+                  new: str, given: bool = False) -> list[str]:
+    """One line per change, paired citations old beside new; a changed section with its lines that changed; with
+    `given`, a section added or removed with the first names it gives ("Serve old Prometheus UI":
+    `--enable-feature=old-ui`)."""
+    lines = []
+    for c in changes:
+        where = f"{c.path} › {c.heading or '(top)'}"
+        if c.kind == "changed":
+            pairs = _section_delta(c, 3 if term else 1, names)  # a term's own section: its lines that changed
+            lines.append(f"- changed: {where}: {old} {cite_section(ans, c.old, term)} → {new} "
+                         f"{cite_section(ans, c.new, term)}"
+                         + "".join(f" (\"{was}\" → \"{now}\")" for was, now in pairs if was or now))
+        elif c.kind == "renamed":
+            lines.append(f"- renamed: {c.path} › \"{c.old.heading}\" in {old} {cite_section(ans, c.old, term)} "
+                         f"→ \"{c.new.heading}\" in {new} {cite_section(ans, c.new, term)}")
+        elif c.kind == "added":
+            lines.append(f"- added in {new}: {where} {cite_section(ans, c.new, term)}" + _given(c.new.text, given))
+        else:
+            lines.append(f"- removed in {new}: {where} (last in {old} {cite_section(ans, c.old, term)})"
+                         + _given(c.old.text, given))
+    return lines
+
+
+def _names_of(texts: list[str]) -> list[str]:
+    """The first name each section gives that most of them do not (`--enable-feature=old-ui`, not the
+    `--enable-feature` every feature flag's section names)."""
+    given = [_names_in(t) for t in texts]
+    common = {n for n in {n for g in given for n in g} if 2 * sum(n in g for g in given) > len(given) >= 3}
+    return list(dict.fromkeys(n for g in given for n in [x for x in g if x not in common][:1]))
+
+
+def _given(text: str, given: bool) -> str:
+    names = _names_in(text)[:2] if given else []
+    return f": {', '.join(f'`{n}`' for n in names)}" if names else ""
+
+
+def _in_area(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer,
+             question: str = "") -> TimelineAnswer | None:
+    """A change inside an area the question's words name (change_areas): its pages moved, what the newer release's
+    notes say under a heading naming it, and its sections changed, added and removed; None when no area matches
+    or nothing in it changed (the question is then answered as before)."""
+    old, new = diff.old_release, diff.new_release
+    asked = asked_words(q, question)
+    area = find_area(q, timeline, [old, new], asked)
+    if area is None:
+        return None
+    changes = area_changes(area, diff)
+    moved = moved_pages(area, timeline, diff)
+    notes = notes_on(area, q, timeline, new, asked)
+    if not changes and not notes:
+        return None
+    gone = {p for pairs in moved.values() for p, _ in pairs}
+    lines = [f"What changed in {q.product} from {old} to {new} in {area.label}: "
+             f"{sum(c.kind == 'changed' for c in changes)} sections changed, "
+             f"{sum(c.kind == 'added' for c in changes)} added, {sum(c.kind == 'removed' for c in changes)} removed, "
+             f"{sum(c.kind == 'renamed' for c in changes)} renamed."]
+    titles = timeline.titles(q.product, new)
+    for folder, pairs in moved.items():
+        (was, now), title = pairs[0], folder_title(titles, folder)
+        first = [timeline.sections(q.product, rel, path)[:1] for rel, path in ((old, was), (new, now))]
+        cites = [cite_section(ans, s[0], None) if s else "" for s in first]
+        lines.append(f"- moved in {new}: {len(pairs)} of its pages are now under `{folder}`"
+                     + (f" (\"{title}\")" if title else "") + f": {', '.join(n.rsplit('/', 1)[-1] for _, n in pairs)}"
+                     f" (`{was}` {old} {cites[0]} → `{now}` {new} {cites[1]})")
+    for s in notes:
+        lines.append(f"The {new} notes, {s.path} › {s.heading.rsplit(' > ', 1)[-1]} {cite_section(ans, s, None)}: "
+                     f"\"{prose_lines(s.text)}\"")
+    rest = [c for c in changes if c.path not in gone]
+    rest.sort(key=lambda c: {"renamed": 0, "added": 1, "removed": 2, "changed": 3}[c.kind])
+    lines += _change_lines(rest[:MAX_LISTED], ans, None, (), old, new, given=True)
+    if len(rest) > MAX_LISTED:  # a page reorganised: the headings it gained and lost, the names they give
+        lines += _outline(rest, new)
+        for kind, label in (("added", f"New in {new}"), ("removed", f"No longer in {new}")):
+            if names := _names_of([(c.new or c.old).text for c in rest if c.kind == kind]):
+                lines.append(f"{label}, the names its sections give: {', '.join(names[:MAX_TERMS])}.")
+        lines.append(f"… and {len(rest) - MAX_LISTED} more (the Library page's What changed view lists all).")
     ans.answer = "\n".join(lines)
     return ans
 

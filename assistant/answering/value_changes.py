@@ -6,6 +6,7 @@ both releases cited, old beside new, no search and no LLM call (change_questions
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import replace
 
@@ -14,11 +15,22 @@ from assistant.library.diffs import ReleaseDiff, is_release_notes
 from assistant.library.terms import is_identifier, normal_term, token_pattern
 from assistant.library.timeline import Timeline
 
-__all__ = ["did_change", "term_value", "cite_section"]
+__all__ = ["did_change", "term_value", "cite_section", "misspelt_value", "shown"]
 
 _VALUE_AFTER = re.compile(r"""^\s*[:=]?\s*['"`]([^'"`]*)['"`]""")
-_DEFAULT = re.compile(r"""\bdefault(?:s)?(?:\s+(?:value|is|to|of))*\s*[:=]?\s*['"`]?([^\s'"`,;|\]\)]+)""",
-                      re.IGNORECASE)
+# "default: value"; an empty pair of quotes ("+ default: \"\"") is the empty value, never the colon before it.
+_DEFAULT = re.compile(r"""\bdefault(?:s)?(?:\s+(?:value|is|to|of))*\s*+[:=]?+\s*+(?:(?P<empty>""|''|``)(?![^\s.,;)])|"""
+                      r"""['"`]?([^\s'"`,;|\]\)]+))""", re.IGNORECASE)
+
+
+def _stated(d: re.Match) -> str:
+    """The value a "default" match states: "" for an empty pair of quotes."""
+    return "" if d.group("empty") else d.group(2).rstrip(".").strip("'\"`")
+
+
+def shown(value: str) -> str:
+    """A value as an answer writes it: an empty one is "empty" (`--cors` in v3.4: `default: ""`)."""
+    return value if value.strip() else "empty"
 
 
 def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | None:
@@ -30,7 +42,7 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
         for ln in lines[:3]:
             d = _DEFAULT.search(ln)
             if d:
-                return d.group(1).rstrip(".").strip("'\"`"), ln.strip()
+                return _stated(d), ln.strip()
     for i in term_lines(text, term):
         line = lines[i]
         hit = pattern.search(line)
@@ -50,13 +62,21 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
                 break
             d = _DEFAULT.search(ln if j else after)
             if d:
-                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 1])
+                return _stated(d), " ".join(w.strip() for w in window[: j + 1])
             # Prose that breaks the line between "defaults to" and the value ("... defaults to\n`15d`.").
             joined = " ".join(w.strip() for w in [after, *window[1: j + 2]])
             d = _DEFAULT.search(joined)
             if d and j + 1 < len(window):
-                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 2])
+                return _stated(d), " ".join(w.strip() for w in window[: j + 2])
     return None
+
+
+def misspelt_value(q: TimelineQuestion) -> bool:
+    """A comparison of a name that asks its value in a misspelt word ("max ops per txn defualt 3.4 vs 3.6, did it
+    move"): a word of the question close to "default" or "value" but none of their own forms."""
+    return bool(q.term) and is_identifier(q.term) and any(
+        not w.startswith(("default", "value")) and difflib.get_close_matches(w, ("default", "value"), 1, 0.8)
+        for w in q.topic)
 
 
 def cite_section(ans: TimelineAnswer, s, term: str | None) -> str:
@@ -199,10 +219,10 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
     if v_old is not None and v_new is not None:
         v1, v2 = v_old[0], v_new[0]
         if v1 != v2:
-            ans.answer = (f"{_verdict(q, True)}: the default of {name} changed from {v1} in {old} {c_old} to {v2} in "
-                          f"{new} {c_new}.\n{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
+            ans.answer = (f"{_verdict(q, True)}: the default of {name} changed from {shown(v1)} in {old} {c_old} to "
+                          f"{shown(v2)} in {new} {c_new}.\n{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
         else:
-            ans.answer = (f"{_verdict(q, False)}: {name} is {v1} in both {old} {c_old} and {new} {c_new}.\n"
+            ans.answer = (f"{_verdict(q, False)}: {name} is {shown(v1)} in both {old} {c_old} and {new} {c_new}.\n"
                           f"{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
         return ans
     l_old = [ln.strip() for ln in s_old.text.splitlines() if token_pattern(q.term).search(ln)]
