@@ -342,7 +342,7 @@ def _names_of(texts: list[str]) -> list[str]:
 
 
 def _given(text: str, given: bool) -> str:
-    names = _names_in(text)[:2] if given else []
+    names = _names_in(text)[:1] if given else []
     return f": {', '.join(f'`{n}`' for n in names)}" if names else ""
 
 
