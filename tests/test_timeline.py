@@ -516,6 +516,9 @@ def test_a_change_inside_an_area_said_in_words_filters_the_diff_to_it(library):
     notes = ask(library, "etcd", "etcd gRPC gateway endpoints, v3.4 vs v3.5: what's different?")
     assert "`dev-guide/api_grpc_gateway.md`" in notes.answer and "has been removed in 3.5 release" in notes.answer
     assert ("v3.5", "upgrades/upgrade_3_5.md") in {(c.release, c.path) for c in notes.cited}
+    # A participle names the page too ("support level" is supported-platform.md); the asked rows come first.
+    rows = ask(library, "etcd", "How did the support level for arm64 Linux change between etcd v3.4 and v3.6?")
+    assert "in `op-guide/supported-platform.md`" in rows.answer and "| arm64 " in rows.answer.lower()
     # No area said: the whole release's change, as before.
     whole = ask(library, "etcd", "What changed in etcd 3.6?")
     assert whole.answer.startswith("What changed in etcd from v3.5 to v3.6:")
@@ -526,6 +529,15 @@ def test_a_misspelt_default_compares_values_and_an_empty_default_is_said_empty(l
     assert typo.kind == "did_change" and typo.answer.startswith("Yes") and "from 100000 in v3.5" in typo.answer
     cors = ask(library, "etcd", "is the --cors default different in 3.5 than 3.4?")
     assert "from empty in v3.4 [1]" in cors.answer and cors.cited[0].release == "v3.4"
+
+
+def test_a_key_said_in_words_compares_its_spelling(library):
+    renamed = ask(library, "prometheus", "prometheus exemplars: did the trace id key get renamed between 2.45 and 2.53?")
+    assert renamed.answer.startswith("Yes") and "`traceID` in prometheus v2.45.0 [1]" in renamed.answer
+    assert "`trace_id` in v2.53.0 [2]" in renamed.answer
+    # A value asked, or a name written alike, is no spelling question: answered as before.
+    cap = ask(library, "prometheus", "Did the default remote write queue capacity change between v2.45.0 and v2.53.0?")
+    assert "from 2500 in v2.45.0" in cap.answer
 
 
 def test_value_words_pure():

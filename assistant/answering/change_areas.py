@@ -31,8 +31,14 @@ _TIME = STOP - set("supported support feature features flag flags option options
 _INDEX = ("_index.md", "index.md", "README.md", "readme.md")
 
 
+def _root(word: str) -> str:
+    """A word's stem, a participle's too ("supported", "supporting" are "support")."""
+    w = stem(word)
+    return re.sub(r"(?<=[a-z]{4})(?:ed|ing)$", "", w)
+
+
 def _words(text: str) -> set[str]:
-    return {stem(w) for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 2 and w not in _GENERIC}
+    return {_root(w) for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 2 and w not in _GENERIC}
 
 
 def asked_words(q: TimelineQuestion, question: str = "") -> set[str]:
@@ -44,7 +50,7 @@ def asked_words(q: TimelineQuestion, question: str = "") -> set[str]:
                 and w.lower() != q.product.lower()]
     else:
         said = list(q.topic) + ([q.term] if q.term and not is_identifier(q.term) else [])
-    return {w for t in said for w in _words(t)} - {stem(w) for w in _ASKING}
+    return {w for t in said for w in _words(t)} - {_root(w) for w in _ASKING}
 
 
 @dataclass

@@ -20,7 +20,7 @@ from assistant.answering.timeline_questions import (
     term_lines,
 )
 from assistant.answering.timeline_words import stem, words_of
-from assistant.answering.value_changes import cite_section, did_change, misspelt_value, term_value
+from assistant.answering.value_changes import cite_section, did_change, misspelt_value, spelled_key, term_value
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
@@ -156,6 +156,12 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
     # "What changed in 3.6?" is about 3.6 (the release before is only its baseline); a comparison is about both.
     ans.releases = [new] if q.kind == "changed_in" else [new, old]
     diff = diff_releases(timeline, q.product, old, new)
+    if q.kind in ("did_change", "changed_between") and question and not ({old, new} & {
+            o.release for o in timeline.occurrences(q.product, q.term or "", scan=False)} if q.term else set()):
+        # The name read is in neither release: a key said in words ("the trace id label") whose spelling changed?
+        found = spelled_key(q, timeline, question, old, new, ans)
+        if found is not None:
+            return found
     if q.kind == "did_change":
         return did_change(q, timeline, diff, ans)
     if not q.listing and (q.term is None or not is_identifier(q.term)):  # a place said in words, no name
@@ -318,7 +324,7 @@ def _change_lines(changes: list[SectionChange], ans: TimelineAnswer, term: str |
     for c in changes:
         where = f"{c.path} › {c.heading or '(top)'}"
         if c.kind == "changed":
-            pairs = _section_delta(c, 3 if term else 1, names)  # a term's own section: its lines that changed
+            pairs = _section_delta(c, 3 if term or names else 1, names)  # the lines naming what is asked
             lines.append(f"- changed: {where}: {old} {cite_section(ans, c.old, term)} → {new} "
                          f"{cite_section(ans, c.new, term)}"
                          + "".join(f" (\"{was}\" → \"{now}\")" for was, now in pairs if was or now))
@@ -379,7 +385,18 @@ def _in_area(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: Ti
                      f"\"{prose_lines(s.text)}\"")
     rest = [c for c in changes if c.path not in gone]
     rest.sort(key=lambda c: {"renamed": 0, "added": 1, "removed": 2, "changed": 3}[c.kind])
-    lines += _change_lines(rest[:MAX_LISTED], ans, None, (), old, new, given=True)
+    # The lines of a changed section that name the question's other words first ("arm64" in a support table).
+    others = sorted(w for w in asked - area.hit if len(w) >= 4)
+    lines += _change_lines(rest[:MAX_LISTED], ans, None, others, old, new, given=True)
+    # Names new in or gone from the newer release that the area's sections hold or that hold the question's words
+    # ("cluster discovery": `--discovery-token`), those holding more of its words first, flags first.
+    scope = {t for c in changes for x in (c.old, c.new) if x is not None for t in identifiers(x.text)}
+    words = [w for w in asked if len(w) >= 4]
+    for label, terms in ((f"New in {new}", diff.terms_added), (f"No longer in {new}", diff.terms_removed)):
+        kept = [t for t in terms if is_identifier(t) and (t in scope or any(w in t.lower() for w in words))]
+        kept.sort(key=lambda t: (-sum(w in t.lower() for w in words), not t.startswith("-"), t))
+        if kept:
+            lines.append(f"{label}, names: {', '.join(kept[:MAX_TERMS])}.")
     if len(rest) > MAX_LISTED:  # a page reorganised: the headings it gained and lost, the names they give
         lines += _outline(rest, new)
         for kind, label in (("added", f"New in {new}"), ("removed", f"No longer in {new}")):

@@ -10,12 +10,13 @@ import difflib
 import re
 from dataclasses import replace
 
+from assistant.answering.timeline_words import STOP
 from assistant.answering.timeline_questions import Cited, TimelineAnswer, TimelineQuestion, excerpt, term_lines
 from assistant.library.diffs import ReleaseDiff, is_release_notes
 from assistant.library.terms import is_identifier, normal_term, token_pattern
 from assistant.library.timeline import Timeline
 
-__all__ = ["did_change", "term_value", "cite_section", "misspelt_value", "shown"]
+__all__ = ["did_change", "term_value", "cite_section", "misspelt_value", "shown", "spelled_key"]
 
 _VALUE_AFTER = re.compile(r"""^\s*[:=]?\s*['"`]([^'"`]*)['"`]""")
 # "default: value"; an empty pair of quotes ("+ default: \"\"") is the empty value, never the colon before it.
@@ -262,3 +263,44 @@ def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, a
                   f"{old}: {', '.join(names[old]) or 'none'} {cited(old)}\n"
                   f"{new}: {', '.join(names[new]) or 'none'} {cited(new)}").strip()
     return ans
+
+
+def _spelling(timeline: Timeline, product: str, release: str, key: str) -> tuple[str, object] | None:
+    """(the key as the release writes it, its section): "traceid" is `traceID` in a v2.45.0 page."""
+    for o in timeline.occurrences(product, key, scan=False):
+        s = timeline.section(product, release, o.path, o.ord) if o.release == release else None
+        m = s and re.search(rf"(?<![\w.\-]){re.escape(key).replace('_', '_?')}(?![\w\-])", s.text, re.IGNORECASE)
+        if m:
+            return m.group(0), s
+    return None
+
+
+def spelled_key(q: TimelineQuestion, timeline: Timeline, question: str, old: str, new: str,
+                ans: TimelineAnswer) -> TimelineAnswer | None:
+    """Did a key said in words change its spelling ("did the trace id label name change between 2.45 and 2.53"):
+    two or three adjacent words of the question, run together with `_`, `-` or nothing (a CamelCase name), that
+    are a name in both releases written differently (`traceID` → `trace_id`): "Yes", both cited. None when no
+    such name is in both, or it is written alike, or a value is asked (the question is answered as before)."""
+    if re.search(r"\b(?:defaults?|values?)\b", question, re.IGNORECASE):
+        return None  # a value asked: did_change compares it
+    seq = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", question)]
+    for n in (3, 2):
+        for i in range(len(seq) - n + 1):
+            words = seq[i:i + n]
+            if sum(len(w) >= 4 and w not in STOP for w in words) < 1 or any(w in STOP for w in words):
+                continue
+            found = {}
+            for rel in (old, new):
+                for key in ("_".join(words), "-".join(words), "".join(words)):
+                    if spelled := _spelling(timeline, q.product, rel, key):
+                        found[rel] = spelled
+                        break
+            if len(found) < 2 or found[old][0] == found[new][0]:
+                continue  # written alike in both: no answer of its own (the question is answered as before)
+            (was, s_old), (now, s_new) = found[old], found[new]
+            ans.term = now
+            ans.answer = (f"{_verdict(q, True)}: {' '.join(words)} is written `{was}` in {q.product} {old} "
+                          f"{cite_section(ans, s_old, was)} and `{now}` in {new} {cite_section(ans, s_new, now)} "
+                          "(renamed between them).")
+            return ans
+    return None
