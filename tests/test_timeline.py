@@ -519,6 +519,12 @@ def test_a_change_inside_an_area_said_in_words_filters_the_diff_to_it(library):
     # A participle names the page too ("support level" is supported-platform.md); the asked rows come first.
     rows = ask(library, "etcd", "How did the support level for arm64 Linux change between etcd v3.4 and v3.6?")
     assert "in `op-guide/supported-platform.md`" in rows.answer and "| arm64 " in rows.answer.lower()
+    # "What did <release> add to <area>": one release's change inside the area named after the verb, the lines
+    # new there that name the question's other words; no area matched: left to search.
+    added = ask(library, "prometheus", "what did prometheus 2.53 add to the rules unit testing notation?")
+    assert added.kind == "changed_in" and "in `configuration/unit_testing_rules.md`" in added.answer
+    assert "Native histogram notation" in added.answer and {c.release for c in added.cited} == {"v2.45.0", "v2.53.0"}
+    assert ask(library, "etcd", "what did etcd 3.5 add to my cluster?") is None
     # No area said: the whole release's change, as before.
     whole = ask(library, "etcd", "What changed in etcd 3.6?")
     assert whole.answer.startswith("What changed in etcd from v3.5 to v3.6:")
@@ -532,7 +538,8 @@ def test_a_misspelt_default_compares_values_and_an_empty_default_is_said_empty(l
 
 
 def test_a_key_said_in_words_compares_its_spelling(library):
-    renamed = ask(library, "prometheus", "prometheus exemplars: did the trace id key get renamed between 2.45 and 2.53?")
+    renamed = ask(library, "prometheus",
+                  "prometheus exemplars: did the trace id key get renamed between 2.45 and 2.53?")
     assert renamed.answer.startswith("Yes") and "`traceID` in prometheus v2.45.0 [1]" in renamed.answer
     assert "`trace_id` in v2.53.0 [2]" in renamed.answer
     # A value asked, or a name written alike, is no spelling question: answered as before.

@@ -17,7 +17,8 @@ from assistant.library.diffs import ReleaseDiff, SectionChange, is_release_notes
 from assistant.library.terms import is_identifier
 from assistant.library.timeline import SectionRow, Timeline
 
-__all__ = ["Area", "asked_words", "find_area", "area_changes", "moved_pages", "notes_on", "prose_lines"]
+__all__ = ["Area", "area_asked", "asked_words", "name_words", "find_area", "area_changes", "moved_pages", "notes_on",
+           "prose_lines"]
 
 # Words of a path or title that name no area ("how-to-...", "index.md"), and words a question asks with.
 _GENERIC = set("index md readme how to why what the and of for in a an with on docs doc guide guides page pages "
@@ -37,7 +38,8 @@ def _root(word: str) -> str:
     return re.sub(r"(?<=[a-z]{4})(?:ed|ing)$", "", w)
 
 
-def _words(text: str) -> set[str]:
+def name_words(text: str) -> set[str]:
+    """The words of a path, title, heading or name, each as its root, generic words left out."""
     return {_root(w) for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 2 and w not in _GENERIC}
 
 
@@ -50,7 +52,7 @@ def asked_words(q: TimelineQuestion, question: str = "") -> set[str]:
                 and w.lower() != q.product.lower()]
     else:
         said = list(q.topic) + ([q.term] if q.term and not is_identifier(q.term) else [])
-    return {w for t in said for w in _words(t)} - {_root(w) for w in _ASKING}
+    return {w for t in said for w in name_words(t)} - {_root(w) for w in _ASKING}
 
 
 @dataclass
@@ -92,9 +94,10 @@ def find_area(q: TimelineQuestion, timeline: Timeline, releases: list[str], aske
             keys.add(path)
         for key in keys:
             folder = key.endswith("/")
-            name = key.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0] if not folder else key.rstrip("/").rsplit("/", 1)[-1]
+            name = key.rstrip("/").rsplit("/", 1)[-1]
+            name = name if folder else name.rsplit(".", 1)[0]
             title = folder_title(titles, key) if folder else titles.get(key, "")
-            named = [w for w in (_words(name), _words(title)) if w]
+            named = [w for w in (name_words(name), name_words(title)) if w]
             hit = asked & set().union(*named) if named else set()
             if not hit:
                 continue
@@ -137,7 +140,7 @@ def notes_on(area: Area, q: TimelineQuestion, timeline: Timeline, release: str, 
     for s in timeline.sections(q.product, release):
         if not is_release_notes(s.path, s.heading):
             continue
-        hit = _words(s.heading.rsplit(" > ", 1)[-1]) & asked
+        hit = name_words(s.heading.rsplit(" > ", 1)[-1]) & asked
         if len(hit) >= 2 and hit & area.hit:
             found.append((notes_rank(s.path, release), -len(hit), s.path, s.ord, s))
     found.sort(key=lambda f: f[:4])  # the notes naming the release's version, when any does, alone
@@ -155,3 +158,19 @@ def prose_lines(text: str, limit: int = 300) -> str:
             out.append(ln.strip())
     text = " ".join(out)
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+# "What did 2.53 add to the rule unit test notation?", "what did etcd 3.6 change in the tutorials?", "what was added
+# to the gateway docs in 3.5?": a change asked of one release, the area after the verb.
+_AREA_ASKED = re.compile(r"\bwhat\s+(?:did|does|has)\s+(?:\w+\s+)?v?\d[\w.]*\s+(?:add|bring|change)\s+"
+                         r"(?:to|in|for|about)\s+(?P<area>[^?]+)|"
+                         r"\bwhat\s+(?:was|got|has\s+been)\s+(?:added|changed)\s+(?:to|in)\s+(?P<area2>[^?]+?)\s+"
+                         r"(?:in|with)\s+(?:\w+\s+)?v?\d", re.IGNORECASE)
+
+
+def area_asked(question: str) -> str | None:
+    """The area a "what did <release> add to <area>" question names, else None: never the user's own system ("what
+    did 3.5 add to my cluster?" asks what the upgrade does to it, searched)."""
+    m = _AREA_ASKED.search(question)
+    area = (m.group("area") or m.group("area2")).strip() if m else None
+    return None if area is None or re.match(r"(?:my|our|your)\b", area, re.IGNORECASE) else area

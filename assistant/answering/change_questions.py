@@ -10,7 +10,18 @@ import difflib
 import re
 from dataclasses import replace
 
-from assistant.answering.change_areas import area_changes, asked_words, find_area, folder_title, moved_pages, notes_on, prose_lines
+from assistant.answering.change_areas import (
+    area_asked,
+    area_changes,
+    asked_words,
+    find_area,
+    folder_title,
+    moved_pages,
+    name_words,
+    notes_on,
+    prose_lines,
+)
+from assistant.answering.routing import detect
 from assistant.answering.timeline_questions import (
     TimelineAnswer,
     TimelineQuestion,
@@ -26,6 +37,7 @@ from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
+from assistant.library.versions import sort_releases
 
 __all__ = ["answer_timeline_question", "answer_change_question", "phrase", "term_value"]
 
@@ -38,11 +50,34 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     """The answer when `question` is a timeline or change question, else None (an ordinary question)."""
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     if q is None:
-        return None
+        return _area_asked(question, catalogue, timeline, pinned_product)
     found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
         else answer_term_question(q, timeline)
     found.product_source = q.product_source
     found.answer = _as_list(found.answer)
+    return found
+
+
+def _area_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
+                pinned_product: str | None) -> TimelineAnswer | None:
+    """"What did 2.53 add to the rule unit test input notation?": the change of that release inside the area its
+    words name (change_areas); None (searched) when no area of the product matches them or nothing there changed."""
+    said = area_asked(question)
+    routing = detect(question, catalogue, pinned_product=pinned_product) if said else None
+    if routing is None or routing.product not in timeline.products() or len(routing.releases) != 1 \
+            or not routing.mentions:
+        return None
+    product = routing.product
+    q = TimelineQuestion("changed_in", product, None, sort_releases(routing.releases), timeline.releases(product),
+                         product_source=routing.product_source)
+    pair = _pair(q)
+    if pair is None:
+        return None
+    ans = TimelineAnswer(q.kind, product, None, "", [pair[1]])
+    found = _in_area(q, timeline, diff_releases(timeline, product, *pair), ans, said)
+    if found is not None:
+        found.product_source = q.product_source
+        found.answer = _as_list(found.answer)
     return found
 
 
@@ -81,6 +116,8 @@ def _section_delta(c: SectionChange, most: int = 3, names: list[str] = ()) -> li
     if not pairs and (removed or added):
         pairs = [((removed or [""])[0][:160], (added or [""])[0][:160])]
     pats = [token_pattern(t) for t in names]
+    # Lines new in the section that name what is asked ("# Native histogram notation:"), with nothing they replace.
+    pairs += [("", a[:160]) for a in added if (a[:160] not in {p[1] for p in pairs}) and any(x.search(a) for x in pats)]
     return sorted(pairs, key=lambda p: not any(x.search(p[0] + "\n" + p[1]) for x in pats))[:most]
 
 
@@ -327,7 +364,8 @@ def _change_lines(changes: list[SectionChange], ans: TimelineAnswer, term: str |
             pairs = _section_delta(c, 3 if term or names else 1, names)  # the lines naming what is asked
             lines.append(f"- changed: {where}: {old} {cite_section(ans, c.old, term)} → {new} "
                          f"{cite_section(ans, c.new, term)}"
-                         + "".join(f" (\"{was}\" → \"{now}\")" for was, now in pairs if was or now))
+                         + "".join(f" (\"{was}\" → \"{now}\")" if was else f" (+ \"{now}\")"
+                                   for was, now in pairs if was or now))
         elif c.kind == "renamed":
             lines.append(f"- renamed: {c.path} › \"{c.old.heading}\" in {old} {cite_section(ans, c.old, term)} "
                          f"→ \"{c.new.heading}\" in {new} {cite_section(ans, c.new, term)}")
@@ -393,8 +431,8 @@ def _in_area(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: Ti
     scope = {t for c in changes for x in (c.old, c.new) if x is not None for t in identifiers(x.text)}
     words = [w for w in asked if len(w) >= 4]
     for label, terms in ((f"New in {new}", diff.terms_added), (f"No longer in {new}", diff.terms_removed)):
-        kept = [t for t in terms if is_identifier(t) and (t in scope or any(w in t.lower() for w in words))]
-        kept.sort(key=lambda t: (-sum(w in t.lower() for w in words), not t.startswith("-"), t))
+        kept = [t for t in terms if is_identifier(t) and (t in scope or name_words(t) & set(words))]
+        kept.sort(key=lambda t: (-len(name_words(t) & set(words)), not t.startswith("-"), t))
         if kept:
             lines.append(f"{label}, names: {', '.join(kept[:MAX_TERMS])}.")
     if len(rest) > MAX_LISTED:  # a page reorganised: the headings it gained and lost, the names they give

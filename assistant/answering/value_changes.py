@@ -221,7 +221,8 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
         v1, v2 = v_old[0], v_new[0]
         if v1 != v2:
             ans.answer = (f"{_verdict(q, True)}: the default of {name} changed from {shown(v1)} in {old} {c_old} to "
-                          f"{shown(v2)} in {new} {c_new}.\n{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
+                          f"{shown(v2)} in {new} {c_new}.\n{old}: \"{_plain(v_old[1])}\"\n"
+                          f"{new}: \"{_plain(v_new[1])}\"")
         else:
             ans.answer = (f"{_verdict(q, False)}: {name} is {shown(v1)} in both {old} {c_old} and {new} {c_new}.\n"
                           f"{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
