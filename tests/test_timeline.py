@@ -501,3 +501,61 @@ def test_whether_a_release_has_a_term_is_decided_by_the_timeline_not_by_the_verb
     assert ask(library, "prometheus", "does sort_by_label need a feature flag in Prometheus 3.5?") is None
     assert ask(library, "etcd", "--snapshot-count in etcd 3.5?") is None
     assert ask(library, "etcd", "--discovery-cacert default in etcd 3.6?") is None
+
+
+# -- round seven: a change inside an area said in words, a value misspelt, an empty default -----------------------
+def test_a_change_inside_an_area_said_in_words_filters_the_diff_to_it(library):
+    moved = ask(library, "etcd", "etcd tutorials docs, 3.5 vs 3.6: what is different?")  # a folder, its pages moved
+    assert "in `tutorials/`" in moved.answer
+    assert "`tasks/operator/` (\"Operator Tasks\")" in moved.answer and "(\"Developer Tasks\")" in moved.answer
+    assert {(c.release, c.path.split("/")[0]) for c in moved.cited} == {("v3.5", "tutorials"), ("v3.6", "tasks")}
+    page = ask(library, "prometheus", "prometheus feature flags page 2.53 vs 3.5.0, what changed?")  # a page
+    assert "in `feature_flags.md`" in page.answer and {c.path for c in page.cited} == {"feature_flags.md"}
+    assert "--enable-feature=old-ui" in page.answer and "--enable-feature=no-default-scrape-port" in page.answer
+    # The newer release's notes under a heading naming the area ("Changed gRPC gateway HTTP endpoints ...").
+    notes = ask(library, "etcd", "etcd gRPC gateway endpoints, v3.4 vs v3.5: what's different?")
+    assert "`dev-guide/api_grpc_gateway.md`" in notes.answer and "has been removed in 3.5 release" in notes.answer
+    assert ("v3.5", "upgrades/upgrade_3_5.md") in {(c.release, c.path) for c in notes.cited}
+    # A participle names the page too ("support level" is supported-platform.md); the asked rows come first.
+    rows = ask(library, "etcd", "How did the support level for arm64 Linux change between etcd v3.4 and v3.6?")
+    assert "in `op-guide/supported-platform.md`" in rows.answer and "| arm64 " in rows.answer.lower()
+    # "What did <release> add to <area>": one release's change inside the area named after the verb, the lines
+    # new there that name the question's other words; no area matched: left to search.
+    added = ask(library, "prometheus", "what did prometheus 2.53 add to the rules unit testing notation?")
+    assert added.kind == "changed_in" and "in `configuration/unit_testing_rules.md`" in added.answer
+    assert "Native histogram notation" in added.answer and {c.release for c in added.cited} == {"v2.45.0", "v2.53.0"}
+    assert ask(library, "etcd", "what did etcd 3.5 add to my cluster?") is None
+    # No area said: the whole release's change, as before.
+    whole = ask(library, "etcd", "What changed in etcd 3.6?")
+    assert whole.answer.startswith("What changed in etcd from v3.5 to v3.6:")
+
+
+def test_a_misspelt_default_compares_values_and_an_empty_default_is_said_empty(library):
+    typo = ask(library, "etcd", "--snapshot-count defualt etcd 3.5 vs 3.6, did it move?")
+    assert typo.kind == "did_change" and typo.answer.startswith("Yes") and "from 100000 in v3.5" in typo.answer
+    cors = ask(library, "etcd", "is the --cors default different in 3.5 than 3.4?")
+    assert "from empty in v3.4 [1]" in cors.answer and cors.cited[0].release == "v3.4"
+
+
+def test_a_key_said_in_words_compares_its_spelling(library):
+    renamed = ask(library, "prometheus",
+                  "prometheus exemplars: did the trace id key get renamed between 2.45 and 2.53?")
+    assert renamed.answer.startswith("Yes") and "`traceID` in prometheus v2.45.0 [1]" in renamed.answer
+    assert "`trace_id` in v2.53.0 [2]" in renamed.answer
+    # A value asked, or a name written alike, is no spelling question: answered as before.
+    cap = ask(library, "prometheus", "Did the default remote write queue capacity change between v2.45.0 and v2.53.0?")
+    assert "from 2500 in v2.45.0" in cap.answer
+
+
+def test_value_words_pure():
+    from dataclasses import replace
+
+    from assistant.answering.timeline_questions import TimelineQuestion
+    from assistant.answering.value_changes import misspelt_value, shown
+
+    assert term_value('+ Comma-separated whitelist.\n+ default: ""', "--cors", "Flags > --cors")[0] == ""
+    assert term_value("+ default: ':2379'", "--x", "Flags > --x")[0] == ":2379"
+    assert shown("") == "empty" and shown("*") == "*"
+    q = TimelineQuestion("changed_between", "etcd", "--max-txn-ops", ["v3.4", "v3.6"], [], topic=["defualt"])
+    assert misspelt_value(q) and misspelt_value(replace(q, topic=["vaule"]))
+    assert not misspelt_value(replace(q, topic=["defaults"])) and not misspelt_value(replace(q, term="tutorials"))

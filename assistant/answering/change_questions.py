@@ -6,9 +6,19 @@ timeline or change question (timeline_questions.py holds the parsing and the ter
 
 from __future__ import annotations
 
-import difflib
 import re
+from dataclasses import replace
 
+from assistant.answering.change_areas import (
+    MAX_LISTED,
+    MAX_TERMS,
+    area_asked,
+    change_lines,
+    in_area,
+    names_in,
+    outline,
+)
+from assistant.answering.routing import detect
 from assistant.answering.timeline_questions import (
     TimelineAnswer,
     TimelineQuestion,
@@ -18,17 +28,15 @@ from assistant.answering.timeline_questions import (
     term_lines,
 )
 from assistant.answering.timeline_words import stem, words_of
-from assistant.answering.value_changes import cite_section, did_change, term_value
+from assistant.answering.value_changes import cite_section, did_change, misspelt_value, spelled_key, term_value
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
+from assistant.library.versions import sort_releases
 
 __all__ = ["answer_timeline_question", "answer_change_question", "phrase", "term_value"]
-
-MAX_LISTED = 8    # changed sections listed in an answer
-MAX_TERMS = 20    # identifiers listed as added or removed
 
 
 def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -36,11 +44,34 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     """The answer when `question` is a timeline or change question, else None (an ordinary question)."""
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     if q is None:
-        return None
-    found = answer_change_question(q, timeline) if q.kind in ("changed_in", "changed_between", "did_change") \
+        return _area_asked(question, catalogue, timeline, pinned_product)
+    found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
         else answer_term_question(q, timeline)
     found.product_source = q.product_source
     found.answer = _as_list(found.answer)
+    return found
+
+
+def _area_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
+                pinned_product: str | None) -> TimelineAnswer | None:
+    """"What did 2.53 add to the rule unit test input notation?": the change of that release inside the area its
+    words name (change_areas); None (searched) when no area of the product matches them or nothing there changed."""
+    said = area_asked(question)
+    routing = detect(question, catalogue, pinned_product=pinned_product) if said else None
+    if routing is None or routing.product not in timeline.products() or len(routing.releases) != 1 \
+            or not routing.mentions:
+        return None
+    product = routing.product
+    q = TimelineQuestion("changed_in", product, None, sort_releases(routing.releases), timeline.releases(product),
+                         product_source=routing.product_source)
+    pair = _pair(q)
+    if pair is None:
+        return None
+    ans = TimelineAnswer(q.kind, product, None, "", [pair[1]])
+    found = in_area(q, timeline, diff_releases(timeline, product, *pair), ans, said)
+    if found is not None:
+        found.product_source = q.product_source
+        found.answer = _as_list(found.answer)
     return found
 
 
@@ -59,27 +90,6 @@ def _pair(q: TimelineQuestion) -> tuple[str, str] | None:
         new = q.releases[0]
         return rels[rels.index(new) - 1], new
     return None
-
-
-def _section_delta(c: SectionChange, most: int = 3, names: list[str] = ()) -> list[tuple[str, str]]:
-    """The lines that differ in a changed section, each old line beside the new line most like it ("capacity ...
-    2500" beside "capacity ... 10000", not beside the next line added), at most `most` pairs; those naming the
-    question's term (or a name it stands for) first."""
-    old = [ln.strip() for ln in c.old.text.splitlines() if ln.strip()]
-    new = [ln.strip() for ln in c.new.text.splitlines() if ln.strip()]
-    ops = list(difflib.ndiff(old, new))
-    removed = [op[2:] for op in ops if op.startswith("- ")]
-    added = [op[2:] for op in ops if op.startswith("+ ")]
-    pairs = []
-    for was in removed:
-        now = max(added, key=lambda a: difflib.SequenceMatcher(None, was, a).ratio(), default="")
-        if now and difflib.SequenceMatcher(None, was, now).ratio() >= 0.6:
-            pairs.append((was[:160], now[:160]))
-            added.remove(now)
-    if not pairs and (removed or added):
-        pairs = [((removed or [""])[0][:160], (added or [""])[0][:160])]
-    pats = [token_pattern(t) for t in names]
-    return sorted(pairs, key=lambda p: not any(x.search(p[0] + "\n" + p[1]) for x in pats))[:most]
 
 
 def _family(timeline: Timeline, product: str, term: str | None) -> list[str]:
@@ -124,22 +134,10 @@ def _relevant(changes: list[SectionChange], term: str | None, topic: list[str],
     return changes
 
 
-def _outline(changes: list[SectionChange], new: str) -> list[str]:
-    """A page reorganised: the headings it gained and lost (no one flag's own section), one line per page."""
-    out = []
-    for path in dict.fromkeys(c.path for c in changes):
-        def leaves(kind: str) -> list[str]:
-            heads = [(c.new if kind == "added" else c.old).heading for c in changes if c.path == path and
-                     (c.kind == kind or c.kind == "renamed")]
-            return list(dict.fromkeys(h.rsplit(" > ", 1)[-1] for h in heads if h and
-                                      not identifiers(h.rsplit(" > ", 1)[-1])))[:12]
-        came, went = leaves("added"), leaves("removed")
-        if len(came) + len(went) >= 4:
-            out.append(f"{path}: headings new in {new}: {', '.join(came) or 'none'}; gone: {', '.join(went) or 'none'}.")
-    return out[:2]
-
-
-def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAnswer:
+def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: str = "") -> TimelineAnswer:
+    """`question`: its text, whose words may name an area (change_areas); its topic alone when not given."""
+    if q.kind == "changed_between" and misspelt_value(q):  # "X defualt 3.4 vs 3.6": its value, as "default" asks
+        q = replace(q, kind="did_change")
     ans = TimelineAnswer(q.kind, q.product, q.term, "", [])
     pair = _pair(q)
     if pair is None:
@@ -151,8 +149,18 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline) -> TimelineA
     # "What changed in 3.6?" is about 3.6 (the release before is only its baseline); a comparison is about both.
     ans.releases = [new] if q.kind == "changed_in" else [new, old]
     diff = diff_releases(timeline, q.product, old, new)
+    if q.kind in ("did_change", "changed_between") and question and not ({old, new} & {
+            o.release for o in timeline.occurrences(q.product, q.term or "", scan=False)} if q.term else set()):
+        # The name read is in neither release: a key said in words ("the trace id label") whose spelling changed?
+        found = spelled_key(q, timeline, question, old, new, ans)
+        if found is not None:
+            return found
     if q.kind == "did_change":
         return did_change(q, timeline, diff, ans)
+    if not q.listing and (q.term is None or not is_identifier(q.term)):  # a place said in words, no name
+        found = in_area(q, timeline, diff, ans, question)
+        if found is not None:
+            return found
     return _what_changed(q, diff, ans, _listed(q, timeline, new), _family(timeline, q.product, q.term))
 
 
@@ -212,18 +220,6 @@ def _listing_changes(q: TimelineQuestion, changes: list[SectionChange]) -> list[
     return [c for c in of_kind if score(c) == best] if best else changes
 
 
-def _names_in(text: str) -> list[str]:
-    """The names a section gives, in its order: its identifiers, the names it writes as code (`promql-at-modifier`)
-    and CamelCase names as written (a feature gate `CompactHashCheck` in a table)."""
-    spans = [(m.start(), m.group(1)) for m in re.finditer(r"`([^`\s]{3,60})`", text)]
-    spans += [(text.lower().find(t), t) for t in identifiers(text) if is_identifier(t)]
-    held = set(identifiers(text))
-    spans += [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b", text)
-              if m.group(0).lower() in held]
-    return list(dict.fromkeys(t for _, t in sorted(spans) if not t.startswith(("http", "_"))
-                              and not t.endswith(("_", "."))))[:MAX_TERMS]  # emphasis (`_this_`) is no name
-
-
 def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, listed: list,
                   names: list[str] = ()) -> TimelineAnswer:
     old, new = diff.old_release, diff.new_release
@@ -246,7 +242,7 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     # ("which feature gates came with 3.6?": the table of feature-gates/index.md, new in 3.6).
     shown = listed[:2] or [c.new for c in changes if by_diff and c.kind in ("added", "renamed")][:2]
     for s in shown:
-        given = _names_in(s.text)
+        given = names_in(s.text)
         lines.append(f"{s.path} › {s.heading} {cite_section(ans, s, None)}: {', '.join(given) or excerpt(s.text, None)}")
     # The docs' own account first: release notes and upgrade guides new or changed in the newer release.
     notes = sorted((c for c in changes if c.new is not None and c.kind != "removed" and
@@ -268,22 +264,9 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
                      + (f" (names: {', '.join(kin[:MAX_TERMS])})" if len(kin) > 1 else ""))
     listed = sorted(changes, key=lambda c: (not is_release_notes(c.path, c.heading) if q.term is None else 0,
                                             {"renamed": 0, "added": 1, "removed": 2, "changed": 3}[c.kind]))
-    for c in listed[:MAX_LISTED]:
-        where = f"{c.path} › {c.heading or '(top)'}"
-        if c.kind == "changed":
-            pairs = _section_delta(c, 3 if q.term else 1, names)  # a term's own section: its lines that changed
-            lines.append(f"- changed: {where}: {old} {cite_section(ans, c.old, q.term)} → {new} "
-                         f"{cite_section(ans, c.new, q.term)}"
-                         + "".join(f" (\"{was}\" → \"{now}\")" for was, now in pairs if was or now))
-        elif c.kind == "renamed":
-            lines.append(f"- renamed: {c.path} › \"{c.old.heading}\" in {old} {cite_section(ans, c.old, q.term)} "
-                         f"→ \"{c.new.heading}\" in {new} {cite_section(ans, c.new, q.term)}")
-        elif c.kind == "added":
-            lines.append(f"- added in {new}: {where} {cite_section(ans, c.new, q.term)}")
-        else:
-            lines.append(f"- removed in {new}: {where} (last in {old} {cite_section(ans, c.old, q.term)})")
+    lines += change_lines(listed[:MAX_LISTED], ans, q.term, names, old, new)
     if len(changes) > MAX_LISTED and q.term is None and q.topic:
-        lines += _outline(changes, new)
+        lines += outline(changes, new)
     if len(changes) > MAX_LISTED:
         lines.append(f"… and {len(changes) - MAX_LISTED} more (the Library page's What changed view lists all).")
     # Identifiers only: a new heading is already listed as a section added.

@@ -6,19 +6,32 @@ both releases cited, old beside new, no search and no LLM call (change_questions
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import replace
 
+from assistant.answering.timeline_words import STOP
 from assistant.answering.timeline_questions import Cited, TimelineAnswer, TimelineQuestion, excerpt, term_lines
 from assistant.library.diffs import ReleaseDiff, is_release_notes
 from assistant.library.terms import is_identifier, normal_term, token_pattern
 from assistant.library.timeline import Timeline
 
-__all__ = ["did_change", "term_value", "cite_section"]
+__all__ = ["did_change", "term_value", "cite_section", "misspelt_value", "shown", "spelled_key"]
 
 _VALUE_AFTER = re.compile(r"""^\s*[:=]?\s*['"`]([^'"`]*)['"`]""")
-_DEFAULT = re.compile(r"""\bdefault(?:s)?(?:\s+(?:value|is|to|of))*\s*[:=]?\s*['"`]?([^\s'"`,;|\]\)]+)""",
-                      re.IGNORECASE)
+# "default: value"; an empty pair of quotes ("+ default: \"\"") is the empty value, never the colon before it.
+_DEFAULT = re.compile(r"""\bdefault(?:s)?(?:\s+(?:value|is|to|of))*\s*+[:=]?+\s*+(?:(?P<empty>""|''|``)(?![^\s.,;)])|"""
+                      r"""['"`]?([^\s'"`,;|\]\)]+))""", re.IGNORECASE)
+
+
+def _stated(d: re.Match) -> str:
+    """The value a "default" match states: "" for an empty pair of quotes."""
+    return "" if d.group("empty") else d.group(2).rstrip(".").strip("'\"`")
+
+
+def shown(value: str) -> str:
+    """A value as an answer writes it: an empty one is "empty" (`--cors` in v3.4: `default: ""`)."""
+    return value if value.strip() else "empty"
 
 
 def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | None:
@@ -30,7 +43,7 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
         for ln in lines[:3]:
             d = _DEFAULT.search(ln)
             if d:
-                return d.group(1).rstrip(".").strip("'\"`"), ln.strip()
+                return _stated(d), ln.strip()
     for i in term_lines(text, term):
         line = lines[i]
         hit = pattern.search(line)
@@ -50,13 +63,21 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
                 break
             d = _DEFAULT.search(ln if j else after)
             if d:
-                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 1])
+                return _stated(d), " ".join(w.strip() for w in window[: j + 1])
             # Prose that breaks the line between "defaults to" and the value ("... defaults to\n`15d`.").
             joined = " ".join(w.strip() for w in [after, *window[1: j + 2]])
             d = _DEFAULT.search(joined)
             if d and j + 1 < len(window):
-                return d.group(1).rstrip(".").strip("'\"`"), " ".join(w.strip() for w in window[: j + 2])
+                return _stated(d), " ".join(w.strip() for w in window[: j + 2])
     return None
+
+
+def misspelt_value(q: TimelineQuestion) -> bool:
+    """A comparison of a name that asks its value in a misspelt word ("max ops per txn defualt 3.4 vs 3.6, did it
+    move"): a word of the question close to "default" or "value" but none of their own forms."""
+    return bool(q.term) and is_identifier(q.term) and any(
+        not w.startswith(("default", "value")) and difflib.get_close_matches(w, ("default", "value"), 1, 0.8)
+        for w in q.topic)
 
 
 def cite_section(ans: TimelineAnswer, s, term: str | None) -> str:
@@ -199,10 +220,11 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
     if v_old is not None and v_new is not None:
         v1, v2 = v_old[0], v_new[0]
         if v1 != v2:
-            ans.answer = (f"{_verdict(q, True)}: the default of {name} changed from {v1} in {old} {c_old} to {v2} in "
-                          f"{new} {c_new}.\n{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
+            ans.answer = (f"{_verdict(q, True)}: the default of {name} changed from {shown(v1)} in {old} {c_old} to "
+                          f"{shown(v2)} in {new} {c_new}.\n{old}: \"{_plain(v_old[1])}\"\n"
+                          f"{new}: \"{_plain(v_new[1])}\"")
         else:
-            ans.answer = (f"{_verdict(q, False)}: {name} is {v1} in both {old} {c_old} and {new} {c_new}.\n"
+            ans.answer = (f"{_verdict(q, False)}: {name} is {shown(v1)} in both {old} {c_old} and {new} {c_new}.\n"
                           f"{old}: \"{_plain(v_old[1])}\"\n{new}: \"{_plain(v_new[1])}\"")
         return ans
     l_old = [ln.strip() for ln in s_old.text.splitlines() if token_pattern(q.term).search(ln)]
@@ -242,3 +264,44 @@ def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, a
                   f"{old}: {', '.join(names[old]) or 'none'} {cited(old)}\n"
                   f"{new}: {', '.join(names[new]) or 'none'} {cited(new)}").strip()
     return ans
+
+
+def _spelling(timeline: Timeline, product: str, release: str, key: str) -> tuple[str, object] | None:
+    """(the key as the release writes it, its section): "traceid" is `traceID` in a v2.45.0 page."""
+    for o in timeline.occurrences(product, key, scan=False):
+        s = timeline.section(product, release, o.path, o.ord) if o.release == release else None
+        m = s and re.search(rf"(?<![\w.\-]){re.escape(key).replace('_', '_?')}(?![\w\-])", s.text, re.IGNORECASE)
+        if m:
+            return m.group(0), s
+    return None
+
+
+def spelled_key(q: TimelineQuestion, timeline: Timeline, question: str, old: str, new: str,
+                ans: TimelineAnswer) -> TimelineAnswer | None:
+    """Did a key said in words change its spelling ("did the trace id label name change between 2.45 and 2.53"):
+    two or three adjacent words of the question, run together with `_`, `-` or nothing (a CamelCase name), that
+    are a name in both releases written differently (`traceID` → `trace_id`): "Yes", both cited. None when no
+    such name is in both, or it is written alike, or a value is asked (the question is answered as before)."""
+    if re.search(r"\b(?:defaults?|values?)\b", question, re.IGNORECASE):
+        return None  # a value asked: did_change compares it
+    seq = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", question)]
+    for n in (3, 2):
+        for i in range(len(seq) - n + 1):
+            words = seq[i:i + n]
+            if sum(len(w) >= 4 and w not in STOP for w in words) < 1 or any(w in STOP for w in words):
+                continue
+            found = {}
+            for rel in (old, new):
+                for key in ("_".join(words), "-".join(words), "".join(words)):
+                    if spelled := _spelling(timeline, q.product, rel, key):
+                        found[rel] = spelled
+                        break
+            if len(found) < 2 or found[old][0] == found[new][0]:
+                continue  # written alike in both: no answer of its own (the question is answered as before)
+            (was, s_old), (now, s_new) = found[old], found[new]
+            ans.term = now
+            ans.answer = (f"{_verdict(q, True)}: {' '.join(words)} is written `{was}` in {q.product} {old} "
+                          f"{cite_section(ans, s_old, was)} and `{now}` in {new} {cite_section(ans, s_new, now)} "
+                          "(renamed between them).")
+            return ans
+    return None

@@ -15,6 +15,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -237,6 +238,20 @@ class Timeline:
         if release is not None:
             sql, args = sql + " AND release=?", args + [release]
         return sorted(r[0] for r in self.db.execute(sql + " LIMIT 200", args) if is_identifier(r[0]))
+
+    def titles(self, product: str, release: str) -> dict[str, str]:
+        """Page titles by path, as the manifest beside this file records them (front matter's `title:`, kept also for
+        a folder's `_index.md` that holds nothing else: "tasks/operator/_index.md" is "Operator Tasks"); {} when
+        there is no manifest. Read only: the timeline stores no titles of its own."""
+        manifest = self.path.parent / "manifest.sqlite"
+        if not manifest.exists():
+            return {}
+        try:
+            with closing(sqlite3.connect(f"file:{manifest}?mode=ro", uri=True, timeout=30)) as db:
+                return {p: t for p, t in db.execute("SELECT path, title FROM files WHERE product=? AND release=? AND "
+                                                    "title IS NOT NULL AND title != ''", (product, release))}
+        except sqlite3.Error:
+            return {}
 
     def counts(self) -> dict[tuple[str, str], tuple[int, int]]:
         """(product, release) -> (sections, distinct terms): what the Library page shows."""
