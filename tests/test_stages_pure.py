@@ -103,6 +103,9 @@ def test_a_file_only_dense_search_found_takes_the_third_place_near_the_best_cosi
     below_third = [("a", 0.5, True), ("b", 0.4, True), ("c", 0.52, True), ("d", 0.515, False)]
     assert dense_only_slot(below_third, *args) == below_third  # not above the third file's cosine
     assert dense_only_slot(ranked[:3], *args) == ranked[:3]
+    barely = [("a", 0.5, True), ("b", 0.4, True), ("c", 0.517, True), ("d", 0.519, False)]
+    assert dense_only_slot(barely, *args) == barely  # 0.002 over the third file's: no evidence
+    assert dense_only_slot(barely, *args, over=0.0)[2] == ("d", 0.519, False)
 
 
 def test_lost_in_the_middle_puts_strongest_at_both_ends():

@@ -95,12 +95,13 @@ def balance_releases(contexts: list[NodeWithScore], scopes: list[tuple[str, str]
     return out
 
 
-def dense_only_slot(items: list, key, cosine, lexical, slot: int = 3, near: float = 0.01) -> list:
+def dense_only_slot(items: list, key, cosine, lexical, slot: int = 3, near: float = 0.01, over: float = 0.02) -> list:
     """Reciprocal rank fusion counts a file that only the dense lists found (no BM25 list's top 20 holds any of its
     chunks) at half the votes of one both kinds found, however close its cosine is to the best: a page that answers in
     other words than the question's (a troubleshooting page for a symptom, "suspend" for "turn off") ends 4th to 9th
     behind pages sharing the question's words. Such a file takes the `slot`-th file's place when its best cosine is
-    within `near` of the best candidate's and above that file's (README: "Ranking (issue 15)", AWS round 5).
+    within `near` of the best candidate's and at least `over` above that file's (a cosine 0.002 higher says nothing:
+    aws-083's gold lost its place to another guide's page so; README: "Ranking (issue 15)", AWS round 5).
     `items` in fused order; `key(item)` its file, `cosine(item)` its dense cosine or None, `lexical(item)` whether a
     BM25 list found it. The chosen file's best chunk moves up; every other item keeps its order."""
     files: list = []
@@ -120,7 +121,7 @@ def dense_only_slot(items: list, key, cosine, lexical, slot: int = 3, near: floa
     cos = {k: cosine(item) if item is not None else float("-inf") for k, item in best.items()}
     top = max(cos.values())
     rivals = [k for k in files[slot:]
-              if k not in found_by_words and cos[k] >= top - near and cos[k] > cos[files[slot - 1]]]
+              if k not in found_by_words and cos[k] >= top - near and cos[k] >= cos[files[slot - 1]] + over]
     if not rivals:
         return list(items)
     chosen = best[max(rivals, key=lambda k: cos[k])]

@@ -61,6 +61,7 @@ class RetrievalParams:
     limit_gate: float = LIMIT_GATE  # ... kept only when their best chunk's cosine is this close to the best passage's
     dense_slot: int = 0  # the n-th file's place goes to a file only dense search found, near the best cosine (fusion.py)
     dense_near: float = 0.01  # ... within this of the best candidate's cosine
+    dense_over: float = 0.02  # ... and this far above the file whose place it takes
 
 
 @dataclass
@@ -226,7 +227,8 @@ class HybridRetriever(BaseRetriever):
         if p.dense_slot:
             md = lambda n: n.node.metadata  # noqa: E731
             out = dense_only_slot(out, lambda n: (md(n).get("product"), md(n).get("release"), md(n).get("path")),
-                                  lambda n: md(n).get("dense"), lambda n: "bm25" in md(n), p.dense_slot, p.dense_near)
+                                  lambda n: md(n).get("dense"), lambda n: "bm25" in md(n), p.dense_slot, p.dense_near,
+                                  p.dense_over)
         return RetrievalResult(out, per_query, skipped)
 
     def _fill_dense(self, nodes: dict[str, TextNode], qvec: np.ndarray | None, keys: dict[str, float]) -> None:
