@@ -122,3 +122,15 @@ def test_a_guide_named_in_plain_words_routes_to_its_product(pipeline):
     chosen = owned(evidence, "how do I relabel targets found through EC2 service discovery?", pipeline.timeline, common)
     assert [e.product for e in chosen] == ["prometheus-server"]
     assert len(owned(evidence, "Minimum refresh interval for a container data set?", pipeline.timeline, common)) == 3
+    # A guide named yields too when a word of the question is absent from its product's documents and present in
+    # another's (the real ELB guide's and Prometheus's search indexes): no AWS guide says "scrape".
+    lexicons = {"awsdocs": pipeline.index("aws.elb", "2024.1").lexicon,
+                "prometheus-server": pipeline.index("prometheus-server", "v3.5.0").lexicon,
+                "etcd_io": pipeline.index("etcd_io", "v3.6").lexicon}
+    holds = lambda product, word: word in lexicons[product]  # noqa: E731
+    scrape = "How do I scrape the targets of an ELB target group?"
+    assert [e.product for e in owned(evidence, scrape, pipeline.timeline, common)] == ["awsdocs"]
+    assert len(owned(evidence, scrape, pipeline.timeline, common, holds)) == 3
+    register = "How do I register targets in an ELB target group?"
+    assert [e.product for e in owned(evidence, register, pipeline.timeline, common, holds)] == ["awsdocs"], [
+        w for w in register.lower().strip("?").split() if not holds("awsdocs", w)]

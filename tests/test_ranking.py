@@ -177,3 +177,20 @@ def test_a_phrase_hyphenated_around_a_function_word_is_no_missing_name():
     named = kn.check("How do I size the hub-spoke-router attachment?", relevance=0.5, threshold=0.3,
                      release_vocab=tgw, other_vocabs={}, suggestion=None)
     assert named.missing and named.absent_terms == ["hub-spoke-router"], named
+
+
+def test_a_page_only_dense_search_finds_takes_the_third_place_when_nearest_by_cosine(three_products):
+    # Prometheus 2.53's management API page says how to shut the server down over HTTP ("/-/quit") but shares few of
+    # the question's words: no BM25 list's top 20 holds it, so RRF ranks it 4th behind pages that share them, though
+    # its cosine is the best of all candidates (ranking.tune item rk-141; README: "Ranking (issue 15)", AWS round 5).
+    pipe = build_pipeline(three_products, llm=None, intent=build_intent_classifier(three_products, extra_examples=[]))
+    question = "How can I shut down Prometheus 2.53 gracefully over HTTP?"
+    with_slot = pipe.ask(question, search_only=True)
+    assert PRESETS["default"].retrieval.dense_slot == 3
+    assert "management_api.md" in [s.path for s in with_slot.sources[:3]], [s.path for s in with_slot.sources]
+    fused = replace(PRESETS["default"], retrieval=replace(PRESETS["default"].retrieval, dense_slot=0))
+    before = pipe.ask(question, search_only=True, preset=fused)
+    assert "management_api.md" not in [s.path for s in before.sources[:3]], [s.path for s in before.sources]
+    ranked = [c.path for c in before.candidates]
+    assert "management_api.md" in ranked and all("bm25" not in c.scores for c in before.candidates
+                                                  if c.path == "management_api.md")

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from assistant.answering import citations as cite
 from assistant.answering.fusion import (
+    dense_only_slot,
     lost_in_the_middle,
     margin_filter,
     mmr,
@@ -89,6 +90,23 @@ def test_spread_files_gives_the_first_places_to_distinct_files():
     assert spread_files(ranked, by_file, 2)[:3] == [("a", 1), ("b", 4), ("a", 2)]
     assert spread_files(ranked, by_file, 0) == ranked
     assert spread_files([("a", 1), ("a", 2)], by_file, 3) == [("a", 1), ("a", 2)]  # one file: score order
+
+
+def test_a_file_only_dense_search_found_takes_the_third_place_near_the_best_cosine():
+    # (file, cosine, found by BM25) in fused order
+    ranked = [("a", 0.50, True), ("b", 0.40, True), ("c", 0.30, True), ("d", 0.42, False), ("d", 0.505, False),
+              ("e", 0.51, True)]
+    args = (lambda i: i[0], lambda i: i[1], lambda i: i[2])
+    assert dense_only_slot(ranked, *args) == [ranked[0], ranked[1], ranked[4], ranked[2], ranked[3], ranked[5]]
+    assert dense_only_slot(ranked, *args, near=0.001) == ranked  # d's 0.505 is not within 0.001 of e's 0.51
+    words_too = ranked[:3] + [("d", 0.42, False), ("d", 0.505, True), ("e", 0.51, True)]
+    assert dense_only_slot(words_too, *args) == words_too  # BM25 found a chunk of d: RRF counted it already
+    below_third = [("a", 0.5, True), ("b", 0.4, True), ("c", 0.52, True), ("d", 0.515, False)]
+    assert dense_only_slot(below_third, *args) == below_third  # not above the third file's cosine
+    assert dense_only_slot(ranked[:3], *args) == ranked[:3]
+    barely = [("a", 0.5, True), ("b", 0.4, True), ("c", 0.517, True), ("d", 0.519, False)]
+    assert dense_only_slot(barely, *args) == barely  # 0.002 over the third file's: no evidence
+    assert dense_only_slot(barely, *args, over=0.0)[2] == ("d", 0.519, False)
 
 
 def test_lost_in_the_middle_puts_strongest_at_both_ends():

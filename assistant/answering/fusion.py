@@ -93,3 +93,38 @@ def balance_releases(contexts: list[NodeWithScore], scopes: list[tuple[str, str]
             if per[r] and len(out) < k:
                 out.append(per[r].pop(0))
     return out
+
+
+def dense_only_slot(items: list, key, cosine, lexical, slot: int = 3, near: float = 0.01, over: float = 0.02) -> list:
+    """Reciprocal rank fusion counts a file that only the dense lists found (no BM25 list's top 20 holds any of its
+    chunks) at half the votes of one both kinds found, however close its cosine is to the best: a page that answers in
+    other words than the question's (a troubleshooting page for a symptom, "suspend" for "turn off") ends 4th to 9th
+    behind pages sharing the question's words. Such a file takes the `slot`-th file's place when its best cosine is
+    within `near` of the best candidate's and at least `over` above that file's (a cosine 0.002 higher says nothing:
+    aws-083's gold lost its place to another guide's page so; README: "Ranking (issue 15)", AWS round 5).
+    `items` in fused order; `key(item)` its file, `cosine(item)` its dense cosine or None, `lexical(item)` whether a
+    BM25 list found it. The chosen file's best chunk moves up; every other item keeps its order."""
+    files: list = []
+    best: dict = {}
+    found_by_words: set = set()
+    for item in items:
+        k, c = key(item), cosine(item)
+        if k not in best:
+            files.append(k)
+            best[k] = None
+        if c is not None and (best[k] is None or c > cosine(best[k])):
+            best[k] = item
+        if lexical(item):
+            found_by_words.add(k)
+    if len(files) <= slot:
+        return list(items)
+    cos = {k: cosine(item) if item is not None else float("-inf") for k, item in best.items()}
+    top = max(cos.values())
+    rivals = [k for k in files[slot:]
+              if k not in found_by_words and cos[k] >= top - near and cos[k] >= cos[files[slot - 1]] + over]
+    if not rivals:
+        return list(items)
+    chosen = best[max(rivals, key=lambda k: cos[k])]
+    at = next(i for i, item in enumerate(items) if key(item) == files[slot - 1])
+    rest = [item for item in items if item is not chosen]
+    return rest[:at] + [chosen] + rest[at:]

@@ -217,7 +217,9 @@ class Pipeline:
         evidence = gather(question, [self.index(p, r.releases[-1]) for p, r in routed.items()], self.embed_model,
                           t.preset.retrieval)
         scores = {e.product: round(e.score, 4) for e in evidence}
-        chosen = choose(owned(evidence, question, self.timeline, self.common_words), t.preset.relevance_threshold)
+        lexicons = {p: self.index(p, r.releases[-1]).lexicon for p, r in routed.items()}
+        chosen = choose(owned(evidence, question, self.timeline, self.common_words,
+                              lambda p, w: w in lexicons[p]), t.preset.relevance_threshold)
         if not chosen:
             return Routing(None, "inferred", [], "none", unrouted.mentions, evidence=scores)
         win = routed[chosen[0].product]

@@ -18,6 +18,7 @@ Products are judged each on its own, so a runner-up that reaches the floor is an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -25,6 +26,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from assistant.answering.knowledge import identifiers, plain_words
 from assistant.answering.limits import guides_named
 from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, RetrievalParams
+from assistant.library.lexical import STOP_WORDS, tokenize
 
 __all__ = ["Evidence", "choose", "gather", "owned", "sole_owner"]
 
@@ -65,7 +67,7 @@ def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbeddin
     # A product's evidence is its best few hits: PER_PRODUCT of each kind keeps the cost per product small (every
     # candidate's vector is read back for its cosine), which is what holds ten products near the one-product path.
     wide = replace(params, threshold=None, use_mmr=False, margin=None, dense_k=PER_PRODUCT, bm25_k=PER_PRODUCT,
-                   limit_k=0,
+                   limit_k=0, dense_slot=0,
                    candidates=max(TOP, PER_PRODUCT * len(indexes)))
     found = HybridRetriever(indexes, embed_model, wide).search([question])
     best: dict[str, float] = {}
@@ -113,7 +115,8 @@ def sole_owner(terms: list[str], products_of) -> str | None:
     return next(iter(held[0]))
 
 
-def owned(evidence: list[Evidence], question: str, timeline, common_words) -> list[Evidence]:
+def owned(evidence: list[Evidence], question: str, timeline, common_words,
+          holds: Callable[[str, str], bool] | None = None) -> list[Evidence]:
     """A question naming no product is answered from the product whose documents alone hold its identifiers and rare
     words (`--auto-gomemlimit.ratio`, "OTLP": Prometheus), when there is one: dense search can find a closer passage
     in another product's text on the same subject, which never names them (README: "Ranking (issue 15)"). Every
@@ -122,7 +125,10 @@ def owned(evidence: list[Evidence], question: str, timeline, common_words) -> li
     A product one of whose guides the question names ("... in IoT Analytics?": `aws-iotanalytics-developer-guide`)
     owns it first: the guide's name is no indexed word ("iot" is too short to count, "analytics" an everyday word),
     and a closer passage of another product sharing the question's words ("refresh interval": Prometheus's
-    `refresh_interval`) would win by cosine."""
+    `refresh_interval`) would win by cosine. It does not when a word of the question is absent from that product's
+    documents and present in another's (`holds(product, word)`: the release's search index): "How do I discover EC2
+    instances as scrape targets?" names EC2, but no AWS guide says "scrape"; the evidence decides (Prometheus's
+    `ec2_sd_config`)."""
     terms = identifiers(question)
     terms += plain_words(question, {p.lower() for t in terms for p in t.split()}, common_words)
     # Only whether one product alone holds them matters: the lookup stops at a second product (`sole_owner` over
@@ -130,7 +136,19 @@ def owned(evidence: list[Evidence], question: str, timeline, common_words) -> li
     holders = timeline.holding([e.product for e in evidence], terms, stop_at=2)
     owner = next(iter(holders)) if len(holders) == 1 else None
     naming = {e.product for e in evidence if guides_named(e.guides, question, common_words)}
-    if len(naming) == 1 and (owner is None or owner in naming):
+    if len(naming) == 1 and (owner is None or owner in naming) and not _foreign_word(naming, evidence, question, holds):
         # A guide named yields only to names no other product holds ("relabel targets found by EC2 discovery").
         owner = next(iter(naming))
     return [e for e in evidence if e.product == owner] if owner else evidence
+
+
+def _foreign_word(naming: set[str], evidence: list[Evidence], question: str,
+                  holds: Callable[[str, str], bool] | None) -> bool:
+    """Whether a word of the question (four letters or more, no stop word) is missing from the named guide's product
+    and held by another product searched. Asked only of a question that names a guide: a few index look-ups."""
+    if holds is None:
+        return False
+    named = next(iter(naming))
+    others = [e.product for e in evidence if e.product != named]
+    words = [w for w in dict.fromkeys(tokenize(question)) if len(w) >= 4 and w.isalpha() and w not in STOP_WORDS]
+    return any(not holds(named, w) and any(holds(o, w) for o in others) for w in words)

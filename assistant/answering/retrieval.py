@@ -21,7 +21,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.answering.limits import asks_limit, for_question, guide_folders, limit_pages
-from assistant.answering.fusion import margin_filter, mmr, spread_files, weighted_average
+from assistant.answering.fusion import dense_only_slot, margin_filter, mmr, spread_files, weighted_average
 from assistant.library.fields import query_identifiers
 from assistant.library.manifest import Manifest
 from assistant.library.store import Hit, ReleaseStore, SearchSpec
@@ -59,6 +59,9 @@ class RetrievalParams:
     limit_k: int = 0  # a limit question also searches the release's limits pages (limits.py): their n best, fused
     limit_votes: int = 2  # ... dense and BM25, each list fused this many times (README: "AWS ranking")
     limit_gate: float = LIMIT_GATE  # ... kept only when their best chunk's cosine is this close to the best passage's
+    dense_slot: int = 0  # the n-th file's place goes to a file only dense search found, near the best cosine (fusion.py)
+    dense_near: float = 0.01  # ... within this of the best candidate's cosine
+    dense_over: float = 0.02  # ... and this far above the file whose place it takes
 
 
 @dataclass
@@ -220,7 +223,13 @@ class HybridRetriever(BaseRetriever):
                 out = [out[i] for i in order]
         for n in out:
             n.node.metadata.pop("_vec", None)
-        return RetrievalResult(out[: p.candidates], per_query, skipped)
+        out = out[: p.candidates]
+        if p.dense_slot:
+            md = lambda n: n.node.metadata  # noqa: E731
+            out = dense_only_slot(out, lambda n: (md(n).get("product"), md(n).get("release"), md(n).get("path")),
+                                  lambda n: md(n).get("dense"), lambda n: "bm25" in md(n), p.dense_slot, p.dense_near,
+                                  p.dense_over)
+        return RetrievalResult(out, per_query, skipped)
 
     def _fill_dense(self, nodes: dict[str, TextNode], qvec: np.ndarray | None, keys: dict[str, float]) -> None:
         """Cosine for every candidate, BM25-only hits included: thresholds and the knowledge check need it."""
