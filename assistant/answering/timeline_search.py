@@ -113,7 +113,8 @@ def answer(kind: str, product: str, present: dict[str, Hit], releases: list[str]
     have = [r for r in releases if r in present]
     if not have:
         return None
-    name = f"The section \u201c{best.section.split(' > ')[-1]}\u201d ({best.path})"
+    heading = " \u203a ".join(best.section.split(" > ")[-2:])  # a step's own heading says little alone
+    name = f"The section \u201c{heading}\u201d ({best.path})"
     ans = TimelineAnswer(kind, product, best.section.split(" > ")[-1], "", [])
 
     def cite(r: str) -> str:
