@@ -164,6 +164,8 @@ def _plain(question: str, term: str, timeline: Timeline, product: str) -> bool:
     if said is None or not said.group(0).islower() or identifiers(term) or timeline.occurrences(product, term,
                                                                                                 scan=False):
         return False
+    if re.match(r"[/`\-_.]", question[said.start() - 1: said.start()]) or re.match(r"[/`_.(]\S", question[said.end():]):
+        return False  # written as code in the question: "/livez", "`limitk`", "info()"
     # Written as code in the docs ("limitk" in backticks, "pre-vote" a flag's name) is a name; a hyphen alone
     # ("info-level") is English.
     code = code_word([term], timeline, [product])
@@ -186,7 +188,9 @@ def searched_answer(question: str, catalogue: list[ProductInfo], timeline: Timel
         return None
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
     kind = q.kind if q is not None else phrase_kind(question, True, len(named))
-    if kind not in KINDS or kind == "in_release" and len(named) != 1:
+    # With no term at all, only a time asked (when, since, which releases) is taken: "is a sample on the range's
+    # edge included in 3.5.0?" reads as in_release but asks how something behaves, and search answers it.
+    if kind not in KINDS or kind == "in_release" and (len(named) != 1 or q is None):
         return answer_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]}
     # No product named: the fragment's product is a guess ("info-level" is in etcd's logging docs too); the search
