@@ -27,11 +27,11 @@ from dataclasses import dataclass, replace
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
-from assistant.answering.change_questions import answer_timeline_question
+from assistant.answering.change_questions import _as_list, answer_timeline_question
 from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, RetrievalParams
 from assistant.answering.routing import detect
-from assistant.answering.timeline_questions import (Cited, TimelineAnswer, excerpt, parse_timeline_question,
-                                                   phrase_kind)
+from assistant.answering.timeline_questions import (Cited, TimelineAnswer, TimelineQuestion, answer_term_question,
+                                                   excerpt, parse_timeline_question, phrase_kind)
 from assistant.answering.timeline_words import STOP, code_word
 from assistant.library.catalogue import ProductInfo
 from assistant.library.terms import identifiers, token_pattern
@@ -164,12 +164,23 @@ def _plain(question: str, term: str, timeline: Timeline, product: str) -> bool:
     if said is None or not said.group(0).islower() or identifiers(term) or timeline.occurrences(product, term,
                                                                                                 scan=False):
         return False
-    if re.match(r"[/`\-_.]", question[said.start() - 1: said.start()]) or re.match(r"[/`_.(]\S", question[said.end():]):
+    before, after = question[said.start() - 1: said.start()], question[said.end():]
+    if re.match(r"[/`\-_.]", before) or re.match(r"[/`_.(]\S", after):
         return False  # written as code in the question: "/livez", "`limitk`", "info()"
     # Written as code in the docs ("limitk" in backticks, "pre-vote" a flag's name) is a name; a hyphen alone
     # ("info-level") is English.
     code = code_word([term], timeline, [product])
     return code is None or code[0] == term and bool(re.search(r"[-_]", term))
+
+
+def _from_timeline(q: TimelineQuestion | None, question: str, catalogue: list[ProductInfo], timeline: Timeline,
+                   pinned_product: str | None) -> TimelineAnswer | None:
+    """The timeline's own answer to a question already parsed (`q`), without parsing it twice."""
+    if q is None or q.kind not in KINDS:
+        return answer_timeline_question(question, catalogue, timeline, pinned_product=pinned_product) if q else None
+    found = answer_term_question(q, timeline)
+    found.product_source, found.answer = q.product_source, _as_list(found.answer)
+    return found
 
 
 def searched_answer(question: str, catalogue: list[ProductInfo], timeline: Timeline,
@@ -180,8 +191,9 @@ def searched_answer(question: str, catalogue: list[ProductInfo], timeline: Timel
     if not any(phrase_kind(question, True, n) in KINDS for n in (0, 1, 2)):
         return answer_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
-    if q is not None and (q.kind not in KINDS or q.term is None or q.place or not _plain(question, q.term, timeline, q.product)):
-        return answer_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
+    if q is not None and (q.kind not in KINDS or q.term is None or q.place
+                          or not _plain(question, q.term, timeline, q.product)):
+        return _from_timeline(q, question, catalogue, timeline, pinned_product)
     routing = detect(question, catalogue, pinned_product=pinned_product)
     product = q.product if q is not None else routing.product
     if product is None or product not in timeline.products():
@@ -191,7 +203,7 @@ def searched_answer(question: str, catalogue: list[ProductInfo], timeline: Timel
     # With no term at all, only a time asked (when, since, which releases) is taken: "is a sample on the range's
     # edge included in 3.5.0?" reads as in_release but asks how something behaves, and search answers it.
     if kind not in KINDS or kind == "in_release" and (len(named) != 1 or q is None):
-        return answer_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
+        return _from_timeline(q, question, catalogue, timeline, pinned_product)
     words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]}
     # No product named: the fragment's product is a guess ("info-level" is in etcd's logging docs too); the search
     # decides among the products, as routing does from evidence.
@@ -206,10 +218,10 @@ def searched_answer(question: str, catalogue: list[ProductInfo], timeline: Timel
     if q is not None and (present is None or any(token_pattern(q.term).search(h.text) for h in top)):
         # The fragment is what the best sections are about ("limitk" in the limitk section), or nothing matches well:
         # the timeline answers for it as before.
-        return answer_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
+        return _from_timeline(q, question, catalogue, timeline, pinned_product)
     if present is None:
         return None
-    found = answer(kind, product, present, releases, named[0] if named else None, best)
-    if found is not None:
-        found.product_source = q.product_source if q is not None else routing.product_source
-    return found
+    answered = answer(kind, product, present, releases, named[0] if named else None, best)
+    if answered is not None:
+        answered.product_source = q.product_source if q is not None else routing.product_source
+    return answered
