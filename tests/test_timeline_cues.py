@@ -7,7 +7,7 @@ import pytest
 
 from assistant.answering.timeline_cues import asks_yes_no, cue_kind, either_kind, listing
 from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
-from assistant.answering.timeline_search import Hit, answer, decide, subject
+from assistant.answering.timeline_search import _DOCS_SAY, Hit, answer, decide, subject
 
 
 @pytest.mark.parametrize("question, named, kind", [
@@ -292,3 +292,14 @@ def test_the_searched_subject_leaves_out_words_of_time_asking_and_product():
                    "that covered", {"etcd"}) == "recovering minority failure runtime reconfig"
     assert subject("prom 2.53: the storage docs used to suggest RAID?", {"prometheus", "prom"}) == \
         "storage suggest RAID"
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("do the 3.4 security docs say whether etcd encrypts data stored on disk", True),
+    ("does the etcd 3.5 faq say anything about encrypting data on disk?", True),
+    ("does the prometheus 3.5 guide tell me if remote write retries?", True),
+    ("do the prometheus 3.5 docs say how to configure remote write?", False),  # a how-to: searched
+    ("what do the 3.5 docs say about defragmentation?", False),
+])
+def test_whether_a_release_s_docs_cover_a_topic_is_a_presence_asked(question, asks):
+    assert bool(_DOCS_SAY.search(question)) is asks

@@ -56,6 +56,11 @@ _ASKING = {"covered", "cover", "covers", "start", "started", "starting", "stoppe
            "guide", "guides", "walkthrough", "used", "say", "says", "mention", "mentions", "mentioned", "etcd",
            "prometheus", "prom", "get", "gets", "section", "describe", "described", "explain", "explained"}
 _VERSION = re.compile(r"\bv?\d+(?:\.\d+)+\b")
+# "Do the 3.4 security docs say whether etcd encrypts data on disk?": whether a release's docs cover a topic, a
+# presence asked with no term (never how or what: "do the docs say how to ..." is searched).
+_DOCS_SAY = re.compile(r"^\s*(?:do|does|did)\s+(?:the\s+)?(?:[\w.\-]+\s+){0,3}(?:docs|documentation|guides?|pages?|faq)"
+                       r"\s+(?:say|mention|cover|explain|describe|discuss|tell)\s+(?:(?:me|us)\s+)?(?:whether|if|"
+                       r"anything\s+(?:about|on))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,8 @@ def answer(kind: str, product: str, present: dict[str, Hit], releases: list[str]
     if not have:
         return None
     heading = " \u203a ".join(best.section.split(" > ")[-2:])  # a step's own heading says little alone
-    name = f"The section \u201c{heading}\u201d ({best.path})"
+    name = f"the section \u201c{heading}\u201d ({best.path})"
+    lead = name[0].upper() + name[1:]  # at a sentence's start
     ans = TimelineAnswer(kind, product, best.section.split(" > ")[-1], "", [])
 
     def cite(r: str) -> str:
@@ -124,7 +130,7 @@ def answer(kind: str, product: str, present: dict[str, Hit], releases: list[str]
     if kind == "introduced":
         first = have[0]
         before = releases[: releases.index(first)]
-        ans.answer = f"{name} first appears in {product} {first} {cite(first)}" + (
+        ans.answer = f"{lead} first appears in {product} {first} {cite(first)}" + (
             f"; {before[-1]} has no such section." if before else
             " (the oldest release in the library, so it may be older still).")
         ans.releases = [first]
@@ -132,10 +138,10 @@ def answer(kind: str, product: str, present: dict[str, Hit], releases: list[str]
         last = have[-1]
         after = releases[releases.index(last) + 1:]
         if not after:
-            ans.answer = f"{name} is still in the newest release, {product} {last} {cite(last)}."
+            ans.answer = f"{lead} is still in the newest release, {product} {last} {cite(last)}."
             ans.releases = [last]
         else:
-            ans.answer = (f"{name} went in {product} {after[0]}: the last release that has it is {last} {cite(last)}, "
+            ans.answer = (f"{lead} went in {product} {after[0]}: the last release that has it is {last} {cite(last)}, "
                           f"and {after[0]} does not.")
             ans.releases = [after[0], last]
     elif kind == "in_release":
@@ -149,7 +155,7 @@ def answer(kind: str, product: str, present: dict[str, Hit], releases: list[str]
             ans.absent_in, ans.other_releases = [asked], have
         ans.releases = [asked]
     else:  # which_releases
-        ans.answer = f"{name} is in {product} " + ", ".join(f"{r} {cite(r)}" for r in have) + "."
+        ans.answer = f"{lead} is in {product} " + ", ".join(f"{r} {cite(r)}" for r in have) + "."
         absent = [r for r in releases if r not in present]
         if absent:
             ans.answer += f"\nNot in {', '.join(absent)}."
@@ -188,7 +194,8 @@ def searched_answer(question: str, catalogue: list[ProductInfo], timeline: Timel
                     *, pinned_product: str | None = None) -> TimelineAnswer | None:
     """The timeline stage: a question about a feature said in plain words is decided from search, any other timeline
     question from the timeline (change_questions.answer_timeline_question); None for an ordinary question."""
-    if not any(phrase_kind(question, True, n) in KINDS for n in (0, 1, 2)):
+    docs_say = bool(_DOCS_SAY.search(question))
+    if not docs_say and not any(phrase_kind(question, True, n) in KINDS for n in (0, 1, 2)):
         return answer_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
     if q is not None and (q.kind not in KINDS or q.term is None or q.place
@@ -199,10 +206,10 @@ def searched_answer(question: str, catalogue: list[ProductInfo], timeline: Timel
     if product is None or product not in timeline.products():
         return None
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
-    kind = q.kind if q is not None else phrase_kind(question, True, len(named))
-    # With no term at all, only a time asked (when, since, which releases) is taken: "is a sample on the range's
-    # edge included in 3.5.0?" reads as in_release but asks how something behaves, and search answers it.
-    if kind not in KINDS or kind == "in_release" and (len(named) != 1 or q is None):
+    kind = q.kind if q is not None else "in_release" if docs_say else phrase_kind(question, True, len(named))
+    # With no term at all, only a time asked (when, since, which releases) or what a release's docs say is taken:
+    # "is a sample on the range's edge included in 3.5.0?" reads as in_release but asks how something behaves.
+    if kind not in KINDS or kind == "in_release" and (len(named) != 1 or q is None and not docs_say):
         return _from_timeline(q, question, catalogue, timeline, pinned_product)
     words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]}
     # No product named: the fragment's product is a guess ("info-level" is in etcd's logging docs too); the search
