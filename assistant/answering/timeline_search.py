@@ -8,15 +8,15 @@ release of the product (one query embedding, each release's dense and BM25 searc
 
 - the best-matching section anywhere is the feature; a release has it when its own hits hold that section (same file,
   same last heading: the breadcrumb loses the page title between Prometheus 2.x and 3.x) scoring within MARGIN of
-  the best; a section whose text lost what was asked (RAID dropped from "Operational aspects") scores lower and so
-  counts as absent;
+  the best; a section whose text lost what was asked scores lower and so counts as absent;
 - introduced: the first release that has it; removed: the first release after the last one that has it; in_release:
   whether the asked release has it; which_releases: those that have it. The passage is cited;
-- weak evidence (the best section under FLOOR) answers nothing: the question is searched as before, since a wrong
-  confident release is worse than a searched answer.
+- weak evidence (the best section under FLOOR) decides nothing: today's behaviour stands (the fragment's timeline
+  answer, or search for a question with no term), since a wrong confident release is worse than a searched answer.
 
-A fragment the term finder read is kept when the best section holds it as a whole token ("brew install" in the
-install section): it is what the question means. `decide` and `subject` are pure; `searched_answer` is the stage.
+A fragment the term finder read is kept when one of the best few passages holds it as a whole token ("brew install"
+in the install section): it is what the question means. `decide` and `subject` are pure; `searched_answer` is the
+stage.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ TOP = 3  # a fragment held by one of the best few passages is what the question 
 
 # Words of the question that say when or where it asks, not what: left out of the searched subject.
 _ASKING = {"covered", "cover", "covers", "start", "started", "starting", "stopped", "stops", "carrying", "carry",
-           "guide", "guides", "walkthrough", "used", "say", "says", "mention", "mentions", "mentioned", "etcd",
-           "prometheus", "prom", "get", "gets", "section", "describe", "described", "explain", "explained"}
+           "guide", "guides", "walkthrough", "used", "say", "says", "mention", "mentions", "mentioned", "get", "gets",
+           "section", "describe", "described", "explain", "explained"}
 _VERSION = re.compile(r"\bv?\d+(?:\.\d+)+\b")
 # "Do the 3.4 security docs say whether etcd encrypts data on disk?": whether a release's docs cover a topic, a
 # presence asked with no term (never how or what: "do the docs say how to ..." is searched).
@@ -83,7 +83,9 @@ def subject(question: str, product_words: set[str] = frozenset()) -> str:
     failure in the runtime reconfig docs, since which version" -> "recovering minority failure runtime reconfig")."""
     words = re.findall(r"[A-Za-z][\w\-]*", _VERSION.sub(" ", question))
     skip = STOP | _ASKING | {w.lower() for w in product_words}
-    return " ".join(w for w in words if w.lower() not in skip)
+    short = [p.lower() for p in product_words]  # "prom" for prometheus, as routing reads it
+    return " ".join(w for w in words if w.lower() not in skip
+                    and not (len(w) >= 4 and any(p.startswith(w.lower()) for p in short)))
 
 
 def decide(hits: list[Hit], releases: list[str], margin: float = MARGIN,
