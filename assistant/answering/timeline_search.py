@@ -203,6 +203,9 @@ def searched_answer(question: str, catalogue: list[ProductInfo], timeline: Timel
     if q is not None and (q.kind not in KINDS or q.term is None or q.place
                           or not _plain(question, q.term, timeline, q.product)):
         return _from_timeline(q, question, catalogue, timeline, pinned_product)
+    timed = ("introduced", "removed", "which_releases")
+    if q is None and not docs_say and not any(phrase_kind(question, True, n) in timed for n in (0, 1, 2)):
+        return None  # no term and no time asked ("is there a size cap on X?"): search, with no routing paid here
     routing = detect(question, catalogue, pinned_product=pinned_product)
     product = q.product if q is not None else routing.product
     if product is None or product not in timeline.products():
