@@ -73,6 +73,27 @@ def test_missing_knowledge_is_flagged_with_other_releases(pipeline):
     assert not ok.knowledge_missing
 
 
+def test_a_feature_said_in_plain_words_is_placed_in_releases_by_search(pipeline):
+    """No name the timeline records: each release is searched once and the best section's presence decides
+    (timeline_search); main read the fragments `minority` (every release) and `security guide` (v3.4)."""
+    res = pipeline.ask("which etcd versions explain recovering from a minority failure in the runtime docs?",
+                       search_only=True)
+    assert res.status == "timeline" and res.answer.splitlines()[0].endswith("v3.5 [1], v3.6 [2].")
+    assert [(s.release, s.path) for s in res.sources] == [("v3.5", "op-guide/runtime-configuration.md"),
+                                                          ("v3.6", "op-guide/runtime-configuration.md")]
+    res = pipeline.ask("since which etcd release does the security guide walk through turning an existing plain "
+                       "cluster into a tls one?", search_only=True)
+    assert "first appears in etcd v3.6 [1]; v3.5 has no such section" in res.answer
+    assert res.sources[0].path == "op-guide/security.md"
+    # What a release's docs say, asked with no term: the release lacking the section gets the "No" and the verdict.
+    no = pipeline.ask("does the etcd 3.4 faq say anything about encrypting data on disk?", search_only=True)
+    assert no.answer.startswith("No: etcd v3.4 has no section on this") and "v3.5, v3.6 [1]" in no.answer
+    assert no.knowledge_missing and no.sources[0].path == "op-guide/security.md"
+    # A name the question writes as one ("the Downgrade RPC") keeps the timeline's reading and its stated release.
+    rpc = pipeline.ask("Since which etcd version is the Downgrade RPC supported?", search_only=True)
+    assert rpc.answer.startswith("`downgrade rpc` first appears in etcd v3.5")
+
+
 def test_follow_up_uses_history_for_release_and_topic(pipeline):
     history = [{"role": "user", "content": "What does --snapshot-count default to in etcd v3.4?"},
                {"role": "assistant", "content": "100000 in v3.4."}]

@@ -20,6 +20,7 @@ from assistant.library.timeline import SectionRow, file_key
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 PROM_RELEASES = ("v2.45.0", "v2.53.0", "v3.5.0")
+ETCD3 = ["v3.4", "v3.5", "v3.6"]
 
 
 @pytest.fixture(scope="module")
@@ -430,6 +431,10 @@ def test_scoring_reads_the_first_release_named():
     assert score_timeline(item, "`x` first appears in etcd v3.5; v3.4 does not.", ["v3.4", "v3.5", "v3.6"]).right
     assert not score_timeline(item, "In v3.4 it was not there; v3.5 has it", ["v3.4", "v3.5", "v3.6"]).right
     assert releases_named("v3.5.0 and 2.53", ["v2.53.0", "v3.5.0"]) == ["v3.5.0"]
+    # A which-releases item's expected answer may name a release that lacks the term: it is not wanted.
+    which = {"id": "w", "kind": "which_releases", "expected_answer": "v3.5 and v3.6 (flags not available in 3.4)."}
+    assert score_timeline(which, "`--x` is documented in etcd v3.5 [1], v3.6 [2].\nNot in v3.4.", ETCD3).right
+    assert not score_timeline(which, "`--x` is documented in etcd v3.4 [1], v3.5 [2], v3.6 [3].", ETCD3).right
 
 
 def test_an_llm_only_phrases_and_one_that_drops_a_fact_is_not_used(library):

@@ -7,6 +7,7 @@ import pytest
 
 from assistant.answering.timeline_cues import asks_yes_no, cue_kind, either_kind, listing
 from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
+from assistant.answering.timeline_search import _DOCS_SAY, Hit, answer, decide, subject
 
 
 @pytest.mark.parametrize("question, named, kind", [
@@ -250,3 +251,54 @@ def test_words_of_the_term_s_own_passage_ask_nothing_more():
 def test_a_yes_no_that_asks_nothing_else(question, yes_no):
     """Only such a question about one release turns the knowledge verdict into the answer "No" (timeline_absent)."""
     assert asks_yes_no(question) is yes_no
+
+
+# -- a feature said in plain words, decided from search (timeline_search) ----------------------------------------
+ETCD3 = ["v3.4", "v3.5", "v3.6"]
+
+
+def _hit(release, section, score, path="op-guide/x.md"):
+    return Hit(release, path, section, score, f"## {section.split(' > ')[-1]}\nSome text.")
+
+
+def test_a_release_has_the_feature_when_its_hits_hold_the_best_section_scoring_close_to_it():
+    hits = [_hit("v3.4", "Use cases > Restart from majority failure", 0.58),
+            _hit("v3.5", "Use cases > Recover from minority failure", 0.68),
+            _hit("v3.6", "Recover from minority failure", 0.66),  # the page title left the breadcrumb: same section
+            _hit("v3.5", "Use cases > Restart from majority failure", 0.58)]
+    assert sorted(decide(hits, ETCD3)) == ["v3.5", "v3.6"]
+    # The same section whose text lost what was asked scores lower: absent.
+    assert sorted(decide(hits, ETCD3, margin=0.01)) == ["v3.5"]
+    assert decide(hits, ETCD3, floor=0.7) is None  # nothing matches well: searched as before
+    assert decide([], ETCD3) is None
+
+
+def test_the_kinds_are_read_off_the_releases_that_have_the_feature():
+    best = _hit("v3.5", "Use cases > Recover from minority failure", 0.68)
+    present = {"v3.5": best, "v3.6": _hit("v3.6", "Recover from minority failure", 0.68)}
+    came = answer("introduced", "etcd", present, ETCD3, None, best)
+    assert came.releases == ["v3.5"] and "v3.4 has no such section" in came.answer and came.cited[0].release == "v3.5"
+    no = answer("in_release", "etcd", present, ETCD3, "v3.4", best)
+    assert no.answer.startswith("No:") and no.absent_in == ["v3.4"] and no.other_releases == ["v3.5", "v3.6"]
+    assert answer("in_release", "etcd", present, ETCD3, "v3.6", best).answer.startswith("Yes:")
+    assert answer("removed", "etcd", present, ETCD3, None, best).releases == ["v3.6"]  # still in the newest
+    went = answer("removed", "etcd", {"v3.4": best}, ETCD3, None, best)
+    assert went.releases == ["v3.5", "v3.4"] and "went in etcd v3.5" in went.answer
+    assert answer("which_releases", "etcd", present, ETCD3, None, best).releases == ["v3.5", "v3.6"]
+
+
+def test_the_searched_subject_leaves_out_words_of_time_asking_and_product():
+    assert subject("recovering from a minority failure in the runtime reconfig docs, since which etcd version is "
+                   "that covered", {"etcd"}) == "recovering minority failure runtime reconfig"
+    assert subject("prom 2.53: the storage docs used to suggest RAID?", {"prometheus"}) == "storage suggest RAID"
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("do the 3.4 security docs say whether etcd encrypts data stored on disk", True),
+    ("does the etcd 3.5 faq say anything about encrypting data on disk?", True),
+    ("does the prometheus 3.5 guide tell me if remote write retries?", True),
+    ("do the prometheus 3.5 docs say how to configure remote write?", False),  # a how-to: searched
+    ("what do the 3.5 docs say about defragmentation?", False),
+])
+def test_whether_a_release_s_docs_cover_a_topic_is_a_presence_asked(question, asks):
+    assert bool(_DOCS_SAY.search(question)) is asks

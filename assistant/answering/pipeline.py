@@ -17,7 +17,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from assistant.answering import citations as cite
 from assistant.answering import knowledge as kn
 from assistant.answering.catalogue_questions import answer_catalogue_question
-from assistant.answering.change_questions import answer_timeline_question, phrase
+from assistant.answering.change_questions import phrase
 from assistant.answering.extractive import extractive_answer
 from assistant.answering.fusion import balance_releases, lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
@@ -33,6 +33,7 @@ from assistant.answering.rewrite import condense_rules, is_follow_up, rewrite
 from assistant.answering.routing import Routing, detect, routing_message, strip_release_mentions
 from assistant.answering.state import AskResult, Candidate, Observer, StageEvent, Turn
 from assistant.answering.timeline_absent import missing_answer
+from assistant.answering.timeline_search import searched_answer
 from assistant.backends.chat import ChatModel, LLMError
 from assistant.backends.llama_adapters import LocalEmbedding
 from assistant.library.catalogue import Library
@@ -173,7 +174,11 @@ class Pipeline:
         return t
 
     def answer_from_timeline(self, t: Turn) -> Turn:
-        found = answer_timeline_question(t.question, t.catalogue, self.timeline, pinned_product=t.pinned_product)
+        # A feature said in plain words is decided from one search of each release (timeline_search), the rest from
+        # the timeline alone; an ordinary question pays for neither.
+        found = searched_answer(t.question, t.catalogue, self.timeline,
+                                lambda p: [self.index(p, r) for r in self.library.releases(p)], self.embed_model,
+                                t.preset.retrieval, pinned_product=t.pinned_product)
         if found is not None:
             res = t.result
             res.status, res.answer, res.product = "timeline", found.answer, found.product

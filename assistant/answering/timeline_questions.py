@@ -25,7 +25,7 @@ from assistant.library.timeline import Occurrence, Timeline
 from assistant.library.versions import sort_releases
 
 __all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_question", "answer_term_question",
-           "term_lines", "excerpt"]
+           "term_lines", "excerpt", "phrase_kind"]
 
 Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_releases", "changed_in",
                "changed_between", "did_change"]
@@ -161,6 +161,9 @@ def _kind(question: str, has_term: bool, named: int, named_term: bool = True) ->
     # Cues in any words ("is X still listed in Y?", "X: same default in A and B?", "X - deprecated?") only of a
     # name (a flag, key, heading of words): "etcd 3.6 vs 3.4 defrag behaviour" names no term, its rarest word none.
     return cue_kind(question, named) if named_term else None
+
+
+phrase_kind = _kind  # the kind its phrasing asks, for a term or none (timeline_search reads it too)
 
 
 def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
