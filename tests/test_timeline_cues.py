@@ -273,6 +273,18 @@ def test_a_release_has_the_feature_when_its_hits_hold_the_best_section_scoring_c
     assert decide([], ETCD3) is None
 
 
+def test_a_section_whose_page_moved_between_releases_is_still_the_same_section():
+    # etcd 3.4's op-guide/authentication.md became op-guide/authentication/rbac.md in 3.5, headings kept.
+    hits = [_hit("v3.4", "Authentication > Special users and roles", 0.71, "op-guide/authentication.md"),
+            _hit("v3.5", "Role-based access control > Special users and roles", 0.70, "op-guide/authentication/rbac.md"),
+            _hit("v3.6", "Role-based access control > Special users and roles", 0.70, "op-guide/authentication/rbac.md")]
+    assert sorted(decide(hits, ETCD3)) == ETCD3
+    # A one-word heading names nothing outside its own page.
+    hits = [_hit("v3.4", "Authentication > Overview", 0.71, "op-guide/authentication.md"),
+            _hit("v3.5", "Runtime reconfiguration > Overview", 0.70, "op-guide/runtime-configuration.md")]
+    assert sorted(decide(hits, ETCD3)) == ["v3.4"]
+
+
 def test_the_kinds_are_read_off_the_releases_that_have_the_feature():
     best = _hit("v3.5", "Use cases > Recover from minority failure", 0.68)
     present = {"v3.5": best, "v3.6": _hit("v3.6", "Recover from minority failure", 0.68)}

@@ -7,8 +7,9 @@ answered for that fragment or searched with no release decided. Here the questio
 release of the product (one query embedding, each release's dense and BM25 search), and:
 
 - the best-matching section anywhere is the feature; a release has it when its own hits hold that section (same file,
-  same last heading: the breadcrumb loses the page title between Prometheus 2.x and 3.x) scoring within MARGIN of
-  the best; a section whose text lost what was asked scores lower and so counts as absent;
+  same last heading: the breadcrumb loses the page title between Prometheus 2.x and 3.x; or the same heading of two
+  words or more in a page that moved) scoring within MARGIN of the best; a section whose text lost what was asked
+  scores lower and so counts as absent;
 - introduced: the first release that has it; removed: the first release after the last one that has it; in_release:
   whether the asked release has it; which_releases: those that have it. The passage is cited;
 - weak evidence (the best section under FLOOR) decides nothing: today's behaviour stands (the fragment's timeline
@@ -98,10 +99,20 @@ def decide(hits: list[Hit], releases: list[str], margin: float = MARGIN,
         return None
     out: dict[str, Hit] = {}
     for r in releases:
-        same = [h for h in hits if h.release == r and h.key == best.key and h.score >= best.score - margin]
+        same = [h for h in hits if h.release == r and _same_section(h, best) and h.score >= best.score - margin]
         if same:
             out[r] = max(same, key=lambda h: h.score)
     return out
+
+
+def _same_section(hit: Hit, best: Hit) -> bool:
+    """The same file's same heading, or the same heading of two words or more in another file: pages move between
+    releases keeping their headings (etcd 3.4's op-guide/authentication.md is op-guide/authentication/rbac.md in 3.5,
+    its tutorials/ pages are under tasks/ in 3.6). A one-word heading ("Overview", "Usage") names nothing outside its
+    own file."""
+    if hit.key == best.key:
+        return True
+    return hit.key[1] == best.key[1] and len(best.key[1].split()) >= 2
 
 
 def search(query: str, indexes: list[ReleaseIndex], embed_model: BaseEmbedding, params: RetrievalParams) -> list[Hit]:
