@@ -559,3 +559,32 @@ def test_value_words_pure():
     q = TimelineQuestion("changed_between", "etcd", "--max-txn-ops", ["v3.4", "v3.6"], [], topic=["defualt"])
     assert misspelt_value(q) and misspelt_value(replace(q, topic=["vaule"]))
     assert not misspelt_value(replace(q, topic=["defaults"])) and not misspelt_value(replace(q, term="tutorials"))
+
+
+# -- round eight: a value compared in words, one release against the one before it ---------------------------------
+def test_a_default_and_its_change_said_in_words_compare_values(library):
+    # "bump" is a change of the value asked, one release named: compared with the release before it (searched before).
+    bumped = ask(library, "etcd", "did etcd 3.6 bump the default of --snapshot-count?")
+    assert bumped.kind == "did_change" and bumped.answer.startswith("Yes")
+    assert "from 100000 in v3.5" in bumped.answer and "to 10000 in v3.6" in bumped.answer
+    # "out of the box" is the default: both values compared, not the sections naming the flag; v3.4 states its
+    # default under a note ("**Available from v3.4.**") before it.
+    boxed = ask(library, "etcd", "etcd log level out of the box, 3.4 vs 3.5: any difference?")
+    assert boxed.kind == "did_change" and boxed.answer.startswith("No") and "info in both v3.4" in boxed.answer
+    # The change verb alone, no value asked, is no value compared.
+    raft = ask(library, "etcd", "did etcd 3.6 switch to a new raft library?")
+    assert raft is None or raft.kind != "did_change"
+
+
+def test_value_in_words_pure():
+    from assistant.answering.value_changes import value_in_words
+
+    assert value_in_words("did 3.5 flip the default of --x?") == "did 3.5 change the default of --x?"
+    assert value_in_words("--x out-of-the-box in 3.4 vs 3.6") == "--x default in 3.4 vs 3.6"
+    assert value_in_words("--x when left unset, 2.45 vs 3.5?") == "--x default, 2.45 vs 3.5?"
+    # "revisions" is no "revise", a change verb without a value word is no value asked, "ship" no default.
+    assert value_in_words("max revisions deleted per compaction batch by default in 3.5") is None
+    assert value_in_words("did 3.6 switch to a new raft library?") is None
+    assert value_in_words("does 3.6 still ship --enable-pprof?") is None
+    assert term_value("**Available from v3.4.**\n\n+ Configures log level.\n+ default: info", "--log-level",
+                      "Logging flags > --log-level")[0] == "info"

@@ -28,7 +28,14 @@ from assistant.answering.timeline_questions import (
     term_lines,
 )
 from assistant.answering.timeline_words import stem, words_of
-from assistant.answering.value_changes import cite_section, did_change, misspelt_value, spelled_key, term_value
+from assistant.answering.value_changes import (
+    cite_section,
+    did_change,
+    misspelt_value,
+    spelled_key,
+    term_value,
+    value_in_words,
+)
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
@@ -43,6 +50,11 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
                              pinned_product: str | None = None) -> TimelineAnswer | None:
     """The answer when `question` is a timeline or change question, else None (an ordinary question)."""
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
+    plain = value_in_words(question)
+    if plain is not None and (q is None or q.kind in ("changed_in", "changed_between") and q.term is not None
+                              and is_identifier(q.term)):  # a value compared, said in words: read as "default"
+        worded = parse_timeline_question(plain, catalogue, timeline, pinned_product=pinned_product)
+        q = worded if worded is not None and worded.kind == "did_change" else q
     if q is None:
         return _area_asked(question, catalogue, timeline, pinned_product)
     found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
