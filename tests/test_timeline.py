@@ -588,3 +588,13 @@ def test_value_in_words_pure():
     assert value_in_words("does 3.6 still ship --enable-pprof?") is None
     assert term_value("**Available from v3.4.**\n\n+ Configures log level.\n+ default: info", "--log-level",
                       "Logging flags > --log-level")[0] == "info"
+
+
+def test_a_name_in_words_follows_its_other_spelling_and_the_guide_pair(library):
+    # "lease-checkpoint-persist" is a flag's words in v3.5 and the feature gate `LeaseCheckpointPersist` in v3.6:
+    # both spellings listed, and the upgrade guide's pair quoted, old setting beside new.
+    gate = ask(library, "etcd", "is enabling lease-checkpoint-persist different in 3.6 than 3.5?")
+    assert gate.kind == "did_change" and gate.answer.startswith("Yes")
+    assert "--feature-gates=leasecheckpointpersist" in gate.answer
+    assert ('"etcd --experimental-enable-lease-checkpoint-persist=true" becomes '
+            '"etcd --feature-gates=LeaseCheckpointPersist=true"') in gate.answer

@@ -263,7 +263,10 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
 def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
     """A word that is no name of its own ("GOMEMLIMIT"): compare the identifiers that carry it in both releases."""
     old, new = diff.old_release, diff.new_release
-    names = {rel: timeline.terms_containing(q.product, q.term, rel) for rel in (old, new)}
+    # Its words in any spelling: "shared-buffer" is also the feature gate `TxnModeWriteWithSharedBuffer`.
+    spellings = {q.term, _squashed(q.term)} if len(_squashed(q.term)) >= 6 else {q.term}
+    names = {rel: sorted({t for w in spellings for t in timeline.terms_containing(q.product, w, rel)})
+             for rel in (old, new)}
     if not names[old] and not names[new]:
         ans.missing = True
         ans.answer = f"Neither {q.product} {old} nor {new} mentions `{q.term}`."
@@ -282,7 +285,33 @@ def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, a
                   f"{'are the same' if same else 'differ'} in {q.product} {old} and {new}.\n"
                   f"{old}: {', '.join(names[old]) or 'none'} {cited(old)}\n"
                   f"{new}: {', '.join(names[new]) or 'none'} {cited(new)}").strip()
+    paired = None if same else _guide_lines(diff, q.term)
+    if paired is not None:  # the newer release's guide writes the change itself, old setting beside new
+        (was, now), section = paired
+        ans.answer += (f"\nThe {new} notes {cite_section(ans, section, q.term)}: \"{was.strip()}\" becomes "
+                       f"\"{now.strip()}\"")
     return ans
+
+
+def _squashed(text: str) -> str:
+    """A name with its case and separators gone: "shared-buffer", "SharedBuffer" and "shared_buffer" alike."""
+    return re.sub(r"[\s_\-.]+", "", text).lower()
+
+
+def _guide_lines(diff: ReleaseDiff, term: str) -> tuple[tuple[str, str], object] | None:
+    """((old line, new line), section): an upgrade or downgrade guide of the newer release writing a setting that
+    holds the term's words, in any spelling, as a diff pair ("-etcd --experimental-x-shared-buffer=false" beside
+    "+etcd --feature-gates=XSharedBuffer=false"); in a downgrade guide "-" is the newer release."""
+    key = _squashed(term)
+    for c in diff.changes:
+        if c.new is None or c.kind == "removed" or not is_release_notes(c.path, c.heading):
+            continue
+        lines = [ln for ln in c.new.text.splitlines() if ln.strip()]  # a blank line may part the pair
+        for ln, nxt in zip(lines, lines[1:]):
+            if ln[:1] == "-" and nxt[:1] == "+" and key in _squashed(ln) and key in _squashed(nxt) and ln[1:] != nxt[1:]:
+                pair = (nxt[1:], ln[1:]) if "downgrad" in c.path.lower() else (ln[1:], nxt[1:])
+                return pair, c.new
+    return None
 
 
 def _spelling(timeline: Timeline, product: str, release: str, key: str) -> tuple[str, object] | None:
