@@ -598,3 +598,14 @@ def test_a_name_in_words_follows_its_other_spelling_and_the_guide_pair(library):
     assert "--feature-gates=leasecheckpointpersist" in gate.answer
     assert ('"etcd --experimental-enable-lease-checkpoint-persist=true" becomes '
             '"etcd --feature-gates=LeaseCheckpointPersist=true"') in gate.answer
+
+
+def test_an_area_that_changed_wins_a_tie_and_a_listing_inside_an_area_said_shortly(library):
+    # "gateway" names `op-guide/gateway.md` (unchanged in v3.6) and `dev-guide/api_grpc_gateway.md` (changed): the
+    # one that changed is the area asked about.
+    tie = ask(library, "etcd", "etcd gateway docs, 3.5 vs 3.6: what changed about error handling?")
+    assert "in `dev-guide/api_grpc_gateway.md`" in tie.answer and "Error responses" in tie.answer
+    # A listing inside an area named by a word cut short ("api ref" is "API reference"): what it lists, there.
+    listed = ask(library, "etcd", "which messages were added to the api ref in etcd 3.6?")
+    assert listed.kind == "changed_in" and "in `dev-guide/api_reference_v3.md`" in listed.answer
+    assert "message DowngradeInfo" in listed.answer

@@ -173,7 +173,12 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
         found = in_area(q, timeline, diff, ans, question)
         if found is not None:
             return found
-    return _what_changed(q, diff, ans, _listed(q, timeline, new), _family(timeline, q.product, q.term))
+    listed = _listed(q, timeline, new)
+    if q.listing and not listed and q.term is None and question:  # no notes list them: a listing inside an area
+        found = in_area(q, timeline, diff, ans, question, beside=set(q.listing[0].split()))  # "new downgrade
+        if found is not None:  # messages in the 3.6 grpc api ref?"
+            return found
+    return _what_changed(q, diff, ans, listed, _family(timeline, q.product, q.term))
 
 
 _VERBS = {"added": "add|new|introduc", "new": "add|new|introduc", "introduced": "add|new|introduc",
