@@ -308,7 +308,8 @@ def _guide_lines(diff: ReleaseDiff, term: str) -> tuple[tuple[str, str], object]
             continue
         lines = [ln for ln in c.new.text.splitlines() if ln.strip()]  # a blank line may part the pair
         for ln, nxt in zip(lines, lines[1:]):
-            if ln[:1] == "-" and nxt[:1] == "+" and key in _squashed(ln) and key in _squashed(nxt) and ln[1:] != nxt[1:]:
+            if ln[:1] == "-" and nxt[:1] == "+" and key in _squashed(ln) and key in _squashed(nxt) \
+                    and ln[1:] != nxt[1:]:
                 pair = (nxt[1:], ln[1:]) if "downgrad" in c.path.lower() else (ln[1:], nxt[1:])
                 return pair, c.new
     return None
