@@ -609,3 +609,16 @@ def test_an_area_that_changed_wins_a_tie_and_a_listing_inside_an_area_said_short
     listed = ask(library, "etcd", "which messages were added to the api ref in etcd 3.6?")
     assert listed.kind == "changed_in" and "in `dev-guide/api_reference_v3.md`" in listed.answer
     assert "message DowngradeInfo" in listed.answer
+
+
+def test_a_behaviour_said_in_words_asked_as_still_so_quotes_the_newer_notes(library):
+    # No name, a behaviour compared across releases ("still ... like they did"): the newer release's notes section
+    # whose heading says three of the question's words and half of its own, quoted (searched before).
+    still = ask(library, "prometheus",
+                "do regular expressions still not match newlines in prometheus 3.5 like they did in 2.53?")
+    assert still.kind == "changed_between" and still.answer.startswith("What the prometheus v3.5.0 notes say")
+    assert "Regular expressions match newlines" in still.answer
+    assert [c.release for c in still.cited] == ["v3.5.0"] and "matches newline characters" in still.answer
+    # No notes heading says that much: left to search.
+    assert ask(library, "prometheus", "do my recording rules still work in prometheus 3.5 like they did in 2.53?") \
+        is None
