@@ -564,3 +564,66 @@ def test_value_words_pure():
     q = TimelineQuestion("changed_between", "etcd", "--max-txn-ops", ["v3.4", "v3.6"], [], topic=["defualt"])
     assert misspelt_value(q) and misspelt_value(replace(q, topic=["vaule"]))
     assert not misspelt_value(replace(q, topic=["defaults"])) and not misspelt_value(replace(q, term="tutorials"))
+
+
+# -- round eight: a value compared in words, one release against the one before it ---------------------------------
+def test_a_default_and_its_change_said_in_words_compare_values(library):
+    # "bump" is a change of the value asked, one release named: compared with the release before it (searched before).
+    bumped = ask(library, "etcd", "did etcd 3.6 bump the default of --snapshot-count?")
+    assert bumped.kind == "did_change" and bumped.answer.startswith("Yes")
+    assert "from 100000 in v3.5" in bumped.answer and "to 10000 in v3.6" in bumped.answer
+    # "out of the box" is the default: both values compared, not the sections naming the flag; v3.4 states its
+    # default under a note ("**Available from v3.4.**") before it.
+    boxed = ask(library, "etcd", "etcd log level out of the box, 3.4 vs 3.5: any difference?")
+    assert boxed.kind == "did_change" and boxed.answer.startswith("No") and "info in both v3.4" in boxed.answer
+    # The change verb alone, no value asked, is no value compared.
+    raft = ask(library, "etcd", "did etcd 3.6 switch to a new raft library?")
+    assert raft is None or raft.kind != "did_change"
+
+
+def test_value_in_words_pure():
+    from assistant.answering.value_changes import value_in_words
+
+    assert value_in_words("did 3.5 flip the default of --x?") == "did 3.5 change the default of --x?"
+    assert value_in_words("--x out-of-the-box in 3.4 vs 3.6") == "--x default in 3.4 vs 3.6"
+    assert value_in_words("--x when left unset, 2.45 vs 3.5?") == "--x default, 2.45 vs 3.5?"
+    # "revisions" is no "revise", a change verb without a value word is no value asked, "ship" no default.
+    assert value_in_words("max revisions deleted per compaction batch by default in 3.5") is None
+    assert value_in_words("did 3.6 switch to a new raft library?") is None
+    assert value_in_words("does 3.6 still ship --enable-pprof?") is None
+    assert term_value("**Available from v3.4.**\n\n+ Configures log level.\n+ default: info", "--log-level",
+                      "Logging flags > --log-level")[0] == "info"
+
+
+def test_a_name_in_words_follows_its_other_spelling_and_the_guide_pair(library):
+    # "lease-checkpoint-persist" is a flag's words in v3.5 and the feature gate `LeaseCheckpointPersist` in v3.6:
+    # both spellings listed, and the upgrade guide's pair quoted, old setting beside new.
+    gate = ask(library, "etcd", "is enabling lease-checkpoint-persist different in 3.6 than 3.5?")
+    assert gate.kind == "did_change" and gate.answer.startswith("Yes")
+    assert "--feature-gates=leasecheckpointpersist" in gate.answer
+    assert ('"etcd --experimental-enable-lease-checkpoint-persist=true" becomes '
+            '"etcd --feature-gates=LeaseCheckpointPersist=true"') in gate.answer
+
+
+def test_an_area_that_changed_wins_a_tie_and_a_listing_inside_an_area_said_shortly(library):
+    # "gateway" names `op-guide/gateway.md` (unchanged in v3.6) and `dev-guide/api_grpc_gateway.md` (changed): the
+    # one that changed is the area asked about.
+    tie = ask(library, "etcd", "etcd gateway docs, 3.5 vs 3.6: what changed about error handling?")
+    assert "in `dev-guide/api_grpc_gateway.md`" in tie.answer and "Error responses" in tie.answer
+    # A listing inside an area named by a word cut short ("api ref" is "API reference"): what it lists, there.
+    listed = ask(library, "etcd", "which messages were added to the api ref in etcd 3.6?")
+    assert listed.kind == "changed_in" and "in `dev-guide/api_reference_v3.md`" in listed.answer
+    assert "message DowngradeInfo" in listed.answer
+
+
+def test_a_behaviour_said_in_words_asked_as_still_so_quotes_the_newer_notes(library):
+    # No name, a behaviour compared across releases ("still ... like they did"): the newer release's notes section
+    # whose heading says three of the question's words and half of its own, quoted (searched before).
+    still = ask(library, "prometheus",
+                "do regular expressions still not match newlines in prometheus 3.5 like they did in 2.53?")
+    assert still.kind == "changed_between" and still.answer.startswith("What the prometheus v3.5.0 notes say")
+    assert "Regular expressions match newlines" in still.answer
+    assert [c.release for c in still.cited] == ["v3.5.0"] and "matches newline characters" in still.answer
+    # No notes heading says that much: left to search.
+    assert ask(library, "prometheus", "do my recording rules still work in prometheus 3.5 like they did in 2.53?") \
+        is None

@@ -85,12 +85,16 @@ def folder_title(titles: dict[str, str], folder: str) -> str:
 
 
 def find_area(q: TimelineQuestion, timeline: Timeline, releases: list[str], asked: set[str],
-              least: float = 0.5) -> Area | None:
-    """The folder or page the question's words name best: the most words named, then the larger share of its
-    name's (or title's) own words said (at least `least`), then a folder before a page, then the shortest path."""
+              least: float = 0.5, changed: frozenset[str] = frozenset()) -> Area | None:
+    """The folder or page the question's words name best: the most words named (a word said may be the start of
+    one: "the grpc api ref" names "API reference"), then one holding a page of `changed` (the paths the diff
+    changed, when given: "anything different about the http/json gateway's errors" is the gateway page that changed,
+    not the one that did not), then the larger share of its name's (or title's) own words said (at least `least`),
+    then a folder before a page, then the shortest path."""
     if not asked:
         return None
     best = None
+    changed_keys = {"/".join(p.split("/")[:i]) + "/" for p in changed for i in range(1, p.count("/") + 1)} | changed
     for rel in releases:
         titles = timeline.titles(q.product, rel)
         keys = set()
@@ -104,13 +108,15 @@ def find_area(q: TimelineQuestion, timeline: Timeline, releases: list[str], aske
             name = name if folder else name.rsplit(".", 1)[0]
             title = folder_title(titles, key) if folder else titles.get(key, "")
             named = [w for w in (name_words(name), name_words(title)) if w]
-            hit = asked & set().union(*named) if named else set()
+            said = asked | {w for ws in named for w in ws if any(len(a) >= 3 and len(w) > len(a) and w.startswith(a)
+                                                                  and not q.product.startswith(a) for a in asked)}
+            hit = said & set().union(*named) if named else set()
             if not hit:
                 continue
-            cover = max(len(asked & w) / len(w) for w in named)
+            cover = max(len(said & w) / len(w) for w in named)
             if cover < least:
                 continue
-            rank = (-len(hit), -cover, not folder, len(key))
+            rank = (-len(hit), bool(changed) and key not in changed_keys, -cover, not folder, len(key))
             if best is None or rank < best[0]:
                 best = (rank, Area(key, title, hit))
     return best[1] if best else None
@@ -272,13 +278,15 @@ def _given(text: str, given: bool) -> str:
 
 
 def in_area(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer,
-             question: str = "") -> TimelineAnswer | None:
+            question: str = "", beside: set[str] = frozenset()) -> TimelineAnswer | None:
     """A change inside an area the question's words name (change_areas): its pages moved, what the newer release's
     notes say under a heading naming it, and its sections changed, added and removed; None when no area matches
     or nothing in it changed (the question is then answered as before)."""
     old, new = diff.old_release, diff.new_release
     asked = asked_words(q, question)
-    area = find_area(q, timeline, [old, new], asked)
+    # `beside`: words saying what is listed ("new downgrade messages in the grpc api ref"), which name no area.
+    area = find_area(q, timeline, [old, new], asked - {w for t in beside for w in name_words(t)},
+                     changed=frozenset(c.path for c in diff.changes))
     if area is None:
         return None
     changes = area_changes(area, diff)

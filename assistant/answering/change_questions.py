@@ -13,10 +13,13 @@ from assistant.answering.change_areas import (
     MAX_LISTED,
     MAX_TERMS,
     area_asked,
+    asked_words,
     change_lines,
     in_area,
+    name_words,
     names_in,
     outline,
+    prose_lines,
 )
 from assistant.answering.routing import detect
 from assistant.answering.timeline_questions import (
@@ -28,7 +31,14 @@ from assistant.answering.timeline_questions import (
     term_lines,
 )
 from assistant.answering.timeline_words import stem, words_of
-from assistant.answering.value_changes import cite_section, did_change, misspelt_value, spelled_key, term_value
+from assistant.answering.value_changes import (
+    cite_section,
+    did_change,
+    misspelt_value,
+    spelled_key,
+    term_value,
+    value_in_words,
+)
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
@@ -43,8 +53,14 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
                              pinned_product: str | None = None) -> TimelineAnswer | None:
     """The answer when `question` is a timeline or change question, else None (an ordinary question)."""
     q = parse_timeline_question(question, catalogue, timeline, pinned_product=pinned_product)
+    plain = value_in_words(question)
+    if plain is not None and (q is None or q.kind in ("changed_in", "changed_between") and q.term is not None
+                              and is_identifier(q.term)):  # a value compared, said in words: read as "default"
+        worded = parse_timeline_question(plain, catalogue, timeline, pinned_product=pinned_product)
+        q = worded if worded is not None and worded.kind == "did_change" else q
     if q is None:
-        return _area_asked(question, catalogue, timeline, pinned_product)
+        return _area_asked(question, catalogue, timeline, pinned_product) or \
+            _behaviour_asked(question, catalogue, timeline, pinned_product)
     found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
         else answer_term_question(q, timeline)
     found.product_source = q.product_source
@@ -73,6 +89,44 @@ def _area_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
         found.product_source = q.product_source
         found.answer = _as_list(found.answer)
     return found
+
+
+# A behaviour compared across releases in words: "do samples on the left edge still count in 3.5 like they did in 2.53?"
+_STILL = re.compile(r"\b(?:still|anymore|any\s+more|(?:like|as)\s+(?:it|they)\s+did|or\s+does\s+it)\b", re.IGNORECASE)
+
+
+def _behaviour_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
+                     pinned_product: str | None) -> TimelineAnswer | None:
+    """A behaviour said in words, asked as still so in a newer release (no name, left to search by the parser):
+    the newer release's notes section whose own heading says three of the question's words at least and half of
+    its words ("Range selectors and lookback exclude samples coinciding with the left boundary"), quoted; None when
+    no heading says that much."""
+    if not _STILL.search(question):
+        return None
+    routing = detect(question, catalogue, pinned_product=pinned_product)
+    if routing.product not in timeline.products() or not routing.mentions or len(routing.releases) not in (1, 2):
+        return None
+    q = TimelineQuestion("changed_between", routing.product, None, sort_releases(routing.releases),
+                         timeline.releases(routing.product), product_source=routing.product_source)
+    pair = _pair(q)
+    if pair is None:
+        return None
+    old, new = pair
+    asked = asked_words(q, question)
+    best = None
+    for s in timeline.sections(q.product, new):
+        leaf = name_words(s.heading.rsplit(" > ", 1)[-1])
+        hit = leaf & asked
+        if is_release_notes(s.path, s.heading) and len(hit) >= 3 and 2 * len(hit) >= len(leaf) and \
+                (best is None or len(hit) > best[0]):
+            best = (len(hit), s)
+    if best is None:
+        return None
+    ans = TimelineAnswer("changed_between", q.product, None, "", [new, old], product_source=q.product_source)
+    s = best[1]
+    ans.answer = (f"What the {q.product} {new} notes say of it (compared with {old}), {s.path} › "
+                  f"{s.heading.rsplit(' > ', 1)[-1]} {cite_section(ans, s, None)}: \"{prose_lines(s.text)}\"")
+    return ans
 
 
 def _as_list(text: str) -> str:
@@ -161,7 +215,12 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
         found = in_area(q, timeline, diff, ans, question)
         if found is not None:
             return found
-    return _what_changed(q, diff, ans, _listed(q, timeline, new), _family(timeline, q.product, q.term))
+    listed = _listed(q, timeline, new)
+    if q.listing and not listed and q.term is None and question:  # no notes list them: a listing inside an area
+        found = in_area(q, timeline, diff, ans, question, beside=set(q.listing[0].split()))  # "new downgrade
+        if found is not None:  # messages in the 3.6 grpc api ref?"
+            return found
+    return _what_changed(q, diff, ans, listed, _family(timeline, q.product, q.term))
 
 
 _VERBS = {"added": "add|new|introduc", "new": "add|new|introduc", "introduced": "add|new|introduc",

@@ -16,7 +16,7 @@ from assistant.library.diffs import ReleaseDiff, is_release_notes
 from assistant.library.terms import is_identifier, normal_term, token_pattern
 from assistant.library.timeline import Timeline
 
-__all__ = ["did_change", "term_value", "cite_section", "misspelt_value", "shown", "spelled_key"]
+__all__ = ["did_change", "term_value", "cite_section", "misspelt_value", "shown", "spelled_key", "value_in_words"]
 
 _VALUE_AFTER = re.compile(r"""^\s*[:=]?\s*['"`]([^'"`]*)['"`]""")
 # "default: value"; an empty pair of quotes ("+ default: \"\"") is the empty value, never the colon before it.
@@ -40,7 +40,7 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
     lines = text.splitlines()
     pattern = token_pattern(term)
     if heading and pattern.search(heading.rsplit(" > ", 1)[-1]):  # "### --max-request-bytes", then "+ default: ..."
-        for ln in lines[:3]:
+        for ln in [ln for ln in lines if ln.strip()][:3]:  # past a note first ("**Available from v3.4.**", blank)
             d = _DEFAULT.search(ln)
             if d:
                 return _stated(d), ln.strip()
@@ -78,6 +78,25 @@ def misspelt_value(q: TimelineQuestion) -> bool:
     return bool(q.term) and is_identifier(q.term) and any(
         not w.startswith(("default", "value")) and difflib.get_close_matches(w, ("default", "value"), 1, 0.8)
         for w in q.topic)
+
+
+# A default said in words: "X out of the box", "X when left unset", "the factory / stock setting of X".
+_DEFAULT_WORDS = re.compile(r"\bout[\s\-]+of[\s\-]+the[\s\-]+box\b|\b(?:factory|stock)\s+(?:value|setting)s?\b|"
+                            r"\b(?:when|if)\s+(?:left\s+)?(?:unset|not\s+set)\b", re.IGNORECASE)
+# A change of a value said in words ("did 3.5 flip the default of X?", "X default 2.45 vs 3.5 - bumped?").
+_CHANGE_WORDS = re.compile(r"\b(?:(?:flip|bump)(?:s|ped|ping)?|(?:switch|tweak|lower|alter)(?:s|es|ed|ing)?|"
+                           r"(?:rais|increas|decreas)(?:e|es|ed|ing)|modif(?:y|ies|ied|ying))\b", re.IGNORECASE)
+_VALUE_WORD = re.compile(r"\b(?:defaults?|values?)\b", re.IGNORECASE)
+
+
+def value_in_words(question: str) -> str | None:
+    """The question with a default said in words written "default" and a change of it said in words written
+    "change" ("did 3.5 flip the default of X?" is "did 3.5 change the default of X?", "X out of the box, 3.4 vs 3.6,
+    any difference" is "X default, ..."), for the parser to read as a value compared; None when it says neither."""
+    text = _DEFAULT_WORDS.sub("default", question)
+    if _VALUE_WORD.search(text):
+        text = _CHANGE_WORDS.sub("change", text)
+    return text if text != question else None
 
 
 def cite_section(ans: TimelineAnswer, s, term: str | None) -> str:
@@ -244,7 +263,10 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
 def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:
     """A word that is no name of its own ("GOMEMLIMIT"): compare the identifiers that carry it in both releases."""
     old, new = diff.old_release, diff.new_release
-    names = {rel: timeline.terms_containing(q.product, q.term, rel) for rel in (old, new)}
+    # Its words in any spelling: "shared-buffer" is also the feature gate `TxnModeWriteWithSharedBuffer`.
+    spellings = {q.term, _squashed(q.term)} if len(_squashed(q.term)) >= 6 else {q.term}
+    names = {rel: sorted({t for w in spellings for t in timeline.terms_containing(q.product, w, rel)})
+             for rel in (old, new)}
     if not names[old] and not names[new]:
         ans.missing = True
         ans.answer = f"Neither {q.product} {old} nor {new} mentions `{q.term}`."
@@ -263,7 +285,34 @@ def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, a
                   f"{'are the same' if same else 'differ'} in {q.product} {old} and {new}.\n"
                   f"{old}: {', '.join(names[old]) or 'none'} {cited(old)}\n"
                   f"{new}: {', '.join(names[new]) or 'none'} {cited(new)}").strip()
+    paired = None if same else _guide_lines(diff, q.term)
+    if paired is not None:  # the newer release's guide writes the change itself, old setting beside new
+        (was, now), section = paired
+        ans.answer += (f"\nThe {new} notes {cite_section(ans, section, q.term)}: \"{was.strip()}\" becomes "
+                       f"\"{now.strip()}\"")
     return ans
+
+
+def _squashed(text: str) -> str:
+    """A name with its case and separators gone: "shared-buffer", "SharedBuffer" and "shared_buffer" alike."""
+    return re.sub(r"[\s_\-.]+", "", text).lower()
+
+
+def _guide_lines(diff: ReleaseDiff, term: str) -> tuple[tuple[str, str], object] | None:
+    """((old line, new line), section): an upgrade or downgrade guide of the newer release writing a setting that
+    holds the term's words, in any spelling, as a diff pair ("-etcd --experimental-x-shared-buffer=false" beside
+    "+etcd --feature-gates=XSharedBuffer=false"); in a downgrade guide "-" is the newer release."""
+    key = _squashed(term)
+    for c in diff.changes:
+        if c.new is None or c.kind == "removed" or not is_release_notes(c.path, c.heading):
+            continue
+        lines = [ln for ln in c.new.text.splitlines() if ln.strip()]  # a blank line may part the pair
+        for ln, nxt in zip(lines, lines[1:]):
+            if ln[:1] == "-" and nxt[:1] == "+" and key in _squashed(ln) and key in _squashed(nxt) \
+                    and ln[1:] != nxt[1:]:
+                pair = (nxt[1:], ln[1:]) if "downgrad" in c.path.lower() else (ln[1:], nxt[1:])
+                return pair, c.new
+    return None
 
 
 def _spelling(timeline: Timeline, product: str, release: str, key: str) -> tuple[str, object] | None:
