@@ -24,7 +24,7 @@ from assistant.answering.generate import build_messages, stream_answer
 from assistant.answering.glossary import load_or_mine
 from assistant.answering.intent import IntentClassifier
 from assistant.answering.presets import Preset, get_preset
-from assistant.answering.product_evidence import choose, gather, owned
+from assistant.answering.product_evidence import choose, clearly_held, gather, owned
 from assistant.answering.query_check import check_query
 from assistant.answering.reduce import extract, llm_select
 from assistant.answering.rerank import CrossEncoderRerank
@@ -155,8 +155,11 @@ class Pipeline:
     def check_question(self, t: Turn) -> Turn:
         # A follow-up ("and max_shards?") is judged with the topic its conversation gives it.
         checked = condense_rules(t.question, t.history) if is_follow_up(t.question, t.history) else t.question
+        newest = [self.index(c.name, sort_releases(c.releases)[-1]) for c in t.catalogue if c.releases]
         qc = check_query(checked, embed=self.embedder.embed, product_names=[c.display_name for c in t.catalogue],
-                         vocabulary=self.library_vocabulary(t.catalogue) or None)
+                         vocabulary=self.library_vocabulary(t.catalogue) or None,
+                         held=lambda q: clearly_held(gather(q, newest, self.embed_model, t.preset.retrieval),
+                                                     t.preset.relevance_threshold))
         if qc.status != "ok":
             t.result.status = qc.status
             t.result.intent = {"label": qc.status, "confidence": 1.0}

@@ -8,7 +8,10 @@ noise and letting the model improvise. No LLM is involved:
   features of the words (a lexicon-free test, because queries are full of product names and identifiers);
 * `out_of_scope`: everyday requests (weather, recipes, jokes, sports, prices, advice, poems), decided by
   nearest neighbours among seed examples of out-of-scope and in-scope queries, leaning in-scope when the
-  query names a product, uses the library's vocabulary or contains identifier-like tokens.
+  query names a product, uses the library's vocabulary or contains identifier-like tokens. A question the
+  seeds would decline is still answered when the library clearly holds it (`held`: a passage that both word
+  and embedding search found sits well above the relevance floor): "my price data is recorded daily but I want
+  weekly forecasts" reads like the everyday seeds (prices, weather forecasts) yet is Amazon Forecast's question.
 
 The bias is deliberately towards answering: a wrongly declined question costs the user more than an
 off-topic one that retrieval then answers with "not in the documentation".
@@ -171,7 +174,8 @@ class ScopeChecker:
         }
 
     def check(
-        self, text: str, *, product_names: Iterable[str] = (), vocabulary: set[str] | None = None
+        self, text: str, *, product_names: Iterable[str] = (), vocabulary: set[str] | None = None,
+        held: Callable[[str], bool] | None = None,
     ) -> QueryCheck:
         product_names = list(product_names)
         stripped = (text or "").strip()
@@ -217,7 +221,8 @@ class ScopeChecker:
         # near both the jokes and the nonsense seeds).
         if lead.get("invalid", -1.0) > INVALID_MARGIN and lead["invalid"] > lead.get("out_of_scope", -1.0):
             return _invalid("gibberish", "That doesn't look like a question I can read.", product_names)
-        if lead.get("out_of_scope", -1.0) > OUT_OF_SCOPE_MARGIN:
+        # The library has the last word before an out-of-scope decline (one search, asked only here).
+        if lead.get("out_of_scope", -1.0) > OUT_OF_SCOPE_MARGIN and not (held is not None and held(stripped)):
             return QueryCheck(
                 "out_of_scope", "out_of_scope", "That is outside what I can help with. " + _coverage(product_names)
             )
@@ -248,16 +253,19 @@ _CHECKERS: dict[Embed, ScopeChecker] = {}
 
 
 def check_query(
-    text: str, *, embed: Embed, product_names: list[str], vocabulary: set[str] | None = None
+    text: str, *, embed: Embed, product_names: list[str], vocabulary: set[str] | None = None,
+    held: Callable[[str], bool] | None = None,
 ) -> QueryCheck:
     """Check one query; the seed examples are embedded once per `embed` and kept.
 
     `vocabulary`: lower-cased terms of the library (for instance the keyword index's vocabulary); query words
-    found there count as known words and lean the decision in-scope.
+    found there count as known words and lean the decision in-scope. `held(text)`: whether the library clearly
+    holds the question (`product_evidence.clearly_held`); asked only of a question about to be declined as out of
+    scope, and a True keeps it.
     """
     checker = _CHECKERS.get(embed)
     if checker is None:
         if len(_CHECKERS) >= 4:  # a handful of embedders at most in one process; drop the oldest
             _CHECKERS.pop(next(iter(_CHECKERS)))
         checker = _CHECKERS[embed] = ScopeChecker(embed)
-    return checker.check(text, product_names=product_names, vocabulary=vocabulary)
+    return checker.check(text, product_names=product_names, vocabulary=vocabulary, held=held)
