@@ -85,10 +85,13 @@ def test_a_feature_said_in_plain_words_is_placed_in_releases_by_search(pipeline)
                        "cluster into a tls one?", search_only=True)
     assert "first appears in etcd v3.6 [1]; v3.5 has no such section" in res.answer
     assert res.sources[0].path == "op-guide/security.md"
+    # The question named no release: the panel says the timeline found v3.6, not "named in the question".
+    assert (res.releases, res.release_source) == (["v3.6"], "timeline")
     # What a release's docs say, asked with no term: the release lacking the section gets the "No" and the verdict.
     no = pipeline.ask("does the etcd 3.4 faq say anything about encrypting data on disk?", search_only=True)
     assert no.answer.startswith("No: etcd v3.4 has no section on this") and "v3.5, v3.6 [1]" in no.answer
     assert no.knowledge_missing and no.sources[0].path == "op-guide/security.md"
+    assert (no.releases, no.release_source) == (["v3.4"], "named")
     # A name the question writes as one ("the Downgrade RPC") keeps the timeline's reading and its stated release.
     rpc = pipeline.ask("Since which etcd version is the Downgrade RPC supported?", search_only=True)
     assert rpc.answer.startswith("`downgrade rpc` first appears in etcd v3.5")

@@ -186,7 +186,12 @@ class Pipeline:
             res = t.result
             res.status, res.answer, res.product = "timeline", found.answer, found.product
             res.releases = sort_releases(found.releases)
-            res.product_source, res.release_source = found.product_source, "named" if found.releases else "none"
+            # The releases the question named ("is X in 3.4?"), or those the timeline found ("when was X added?").
+            said = detect(t.question, t.catalogue, pinned_product=t.pinned_product)
+            named = set(said.releases) if said.release_source == "named" else set()
+            res.product_source = found.product_source
+            res.release_source = ("none" if not found.releases else
+                                  "named" if set(found.releases) <= named else "timeline")
             res.standalone, res.rewritten = t.question, found.query()
             res.knowledge = found.knowledge()  # missing, too, when the release asked about lacks the term
             res.knowledge_missing = res.knowledge["missing"]

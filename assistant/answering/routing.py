@@ -22,7 +22,7 @@ __all__ = ["Routing", "detect", "strip_release_mentions"]
 # named: its name or display name; alias: an alias or a derived spelling ("prom", "Kafka" for apache-kafka);
 # release: only that product has the release named; inferred: chosen by searching every product (product_evidence)
 ProductSource = Literal["pinned", "named", "alias", "release", "history", "only", "inferred", "none"]
-ReleaseSource = Literal["pinned", "named", "history", "default_newest", "none"]
+ReleaseSource = Literal["pinned", "named", "history", "default_newest", "timeline", "none"]
 
 
 @dataclass

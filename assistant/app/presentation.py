@@ -11,7 +11,7 @@ from assistant.answering.citations import page_citation
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 RELEASE_SOURCES = {"named": "named in the question", "pinned": "pinned above", "history": "from the conversation",
-                   "default_newest": "newest, none named", "none": "none"}
+                   "default_newest": "newest, none named", "timeline": "found in the release timeline", "none": "none"}
 
 
 def product_line(trace: dict) -> str:
