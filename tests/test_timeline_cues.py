@@ -168,6 +168,19 @@ def test_whether_another_release_has_it_as_well(question, kind):
     assert cue_kind(question, 1) == kind
 
 
+@pytest.mark.parametrize("question, named, kind", [
+    ("--x: which of 3.4 / 3.5 / 3.6 document it", 2, "which_releases"),
+    ("2.45, 2.53 or 3.5: which have X?", 3, "which_releases"),
+    ("in which of etcd 3.5 and 3.6 is X listed", 2, "which_releases"),
+    ("X - v3.4, v3.5 and v3.6, which?", 2, "which_releases"),
+    ("which of 3.5 / 3.6 dropped X", 2, None),  # a removal asked: not which releases document it
+    ("X in 3.5 and 3.6: which is faster to defrag", 2, None),  # "which" asks of something else, no list before it
+    ("which of the flags in 3.5 is X", 1, None),  # no releases listed
+])
+def test_releases_listed_with_which_asks_which_of_them_document_it(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
 # -- decided by the timeline's evidence (timeline_evidence.py) -----------------------------------------------------
 ETCD = ["v3.4", "v3.5", "v3.6"]
 
