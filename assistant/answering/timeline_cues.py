@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["listing", "cue_kind", "either_kind", "asks_same"]
+__all__ = ["listing", "cue_kind", "either_kind", "asks_same", "listed_releases"]
 
 _ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
                         re.IGNORECASE)
@@ -153,6 +153,17 @@ _RELS = rf"{_REL}(?:\s*(?:/|,|&|\bor\b|\band\b|,\s*or\b|,\s*and\b)\s*{_REL})+"
 _DOCUMENT = r"(?:have|has|had|document\w*|list\w*|includ\w*|mention\w*|ship\w*|support\w*|contain\w*|carr\w*)"
 _WHICH_LISTED = re.compile(rf"\bwhich\s+of\s+(?:the\s+)?(?:[a-z]+\s+)?{_RELS}|{_RELS}\s*[:\-–—,?]+\s*which\b"
                            rf"(?:\s+(?:of\s+them\s+|ones?\s+)?{_DOCUMENT}\b|\s*\?*\s*$)", re.IGNORECASE)
+
+
+def listed_releases(question: str, held: list[str]) -> list[str]:
+    """The held releases a "which of A / B / C" question lists ("3.5" is v3.5 or v3.5.0), in held order; [] when it
+    lists none."""
+    m = _WHICH_LISTED.search(question)
+    said = {t.lower().lstrip("v") for t in re.findall(r"\d+\.\d+(?:\.\d+)?", m.group(0))} if m else set()
+    return [r for r in held if any(r.lower().lstrip("v") == t or r.lower().lstrip("v").startswith(t + ".")
+                                   for t in said)]
+
+
 _MOVED = re.compile(r"\b(?:go(?:ne)?\s+(?:up|down)|went\s+(?:up|down)|increas\w*|decreas\w*|raised|lowered|bump\w*|"
                     r"moved|shifted)\b",
                     re.IGNORECASE)
