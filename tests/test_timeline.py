@@ -103,6 +103,18 @@ def test_presence_and_which_releases(library):
     assert releases_named(which.answer.splitlines()[0], ["v3.4", "v3.5", "v3.6"]) == ["v3.5", "v3.6"]
 
 
+
+def test_which_of_the_listed_releases_is_answered_among_them(etcd_index):
+    ix = etcd_index.indexer
+    # --enable-v2 is in all three releases; the question lists two: it is answered for those two, the rest unnamed.
+    a = answer_timeline_question("in which of etcd 3.5 and 3.6 is --enable-v2 listed", ix.library.catalogue(),
+                                 ix.timeline)
+    assert a.kind == "which_releases" and a.releases == ["v3.5", "v3.6"] and "v3.4" not in a.answer
+    a = answer_timeline_question("--tls-max-version: which of 3.4 / 3.5 / 3.6 document it", ix.library.catalogue(),
+                                 ix.timeline)
+    assert a.kind == "which_releases" and a.releases == ETCD3
+
+
 # -- plain words, the docs' own statements, phrasing families (timeline_words.py) --------------------------------------
 def test_plain_words_name_a_key_a_heading_a_flag_or_a_phrase_of_the_docs(library):
     etcd, prom = ["v3.4", "v3.5", "v3.6"], list(PROM_RELEASES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.answering.timeline_cues import asks_yes_no, cue_kind, either_kind, listing
+from assistant.answering.timeline_cues import asks_yes_no, cue_kind, either_kind, listed_releases, listing
 from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
 from assistant.answering.timeline_search import _DOCS_SAY, Hit, answer, decide, subject
 
@@ -166,6 +166,27 @@ def test_a_default_from_one_release_to_another_and_whether_it_still_works(questi
 ])
 def test_whether_another_release_has_it_as_well(question, kind):
     assert cue_kind(question, 1) == kind
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("--x: which of 3.4 / 3.5 / 3.6 document it", 2, "which_releases"),
+    ("2.45, 2.53 or 3.5: which have X?", 3, "which_releases"),
+    ("in which of etcd 3.5 and 3.6 is X listed", 2, "which_releases"),
+    ("X - v3.4, v3.5 and v3.6, which?", 2, "which_releases"),
+    ("which of 3.5 / 3.6 dropped X", 2, None),  # a removal asked: not which releases document it
+    ("X in 3.5 and 3.6: which is faster to defrag", 2, None),  # "which" asks of something else, no list before it
+    ("which of the flags in 3.5 is X", 1, None),  # no releases listed
+])
+def test_releases_listed_with_which_asks_which_of_them_document_it(question, named, kind):
+    assert cue_kind(question, named) == kind
+
+
+def test_the_releases_a_which_of_question_lists():
+    prom = ["v2.45.0", "v2.53.0", "v3.5.0"]
+    assert listed_releases("which of prometheus 2.45 / 3.5 document X", prom) == ["v2.45.0", "v3.5.0"]
+    assert listed_releases("X: v3.5.0, 2.53.0 or 2.45, which have it?", prom) == prom
+    assert listed_releases("which of 3.5 and 3.6 list --x", ["v3.4", "v3.5", "v3.6"]) == ["v3.5", "v3.6"]
+    assert listed_releases("which releases document X", prom) == []
 
 
 # -- decided by the timeline's evidence (timeline_evidence.py) -----------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["listing", "cue_kind", "either_kind", "asks_same"]
+__all__ = ["listing", "cue_kind", "either_kind", "asks_same", "listed_releases"]
 
 _ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
                         re.IGNORECASE)
@@ -146,6 +146,24 @@ _TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had)\b|^\s*when\s+(?:is|are|do
                    re.IGNORECASE)  # "X: appeared in?"
 _WHICH_OF = re.compile(r"\bwhich\s+of\s+the\s+(?:\w+\s+){0,2}(?:releases|versions)\b|\ball\s+(?:the\s+)?(?:three|3|"
                        r"held)\s+(?:\w+\s+)?(?:releases|versions)\b", re.IGNORECASE)
+# The releases listed with "which" asked of them: "which of 3.4 / 3.5 / 3.6 document X", "2.45, 2.53 or 3.5: which
+# have X?", "in which of etcd 3.5 and 3.6 is X listed".
+_REL = r"(?:v|version\s+|release\s+)?\d+\.\d+(?:\.\d+)?"
+_RELS = rf"{_REL}(?:\s*(?:/|,|&|\bor\b|\band\b|,\s*or\b|,\s*and\b)\s*{_REL})+"
+_DOCUMENT = r"(?:have|has|had|document\w*|list\w*|includ\w*|mention\w*|ship\w*|support\w*|contain\w*|carr\w*)"
+_WHICH_LISTED = re.compile(rf"\bwhich\s+of\s+(?:the\s+)?(?:[a-z]+\s+)?{_RELS}|{_RELS}\s*[:\-–—,?]+\s*which\b"
+                           rf"(?:\s+(?:of\s+them\s+|ones?\s+)?{_DOCUMENT}\b|\s*\?*\s*$)", re.IGNORECASE)
+
+
+def listed_releases(question: str, held: list[str]) -> list[str]:
+    """The held releases a "which of A / B / C" question lists ("3.5" is v3.5 or v3.5.0), in held order; [] when it
+    lists none."""
+    m = _WHICH_LISTED.search(question)
+    said = {t.lower().lstrip("v") for t in re.findall(r"\d+\.\d+(?:\.\d+)?", m.group(0))} if m else set()
+    return [r for r in held if any(r.lower().lstrip("v") == t or r.lower().lstrip("v").startswith(t + ".")
+                                   for t in said)]
+
+
 _MOVED = re.compile(r"\b(?:go(?:ne)?\s+(?:up|down)|went\s+(?:up|down)|increas\w*|decreas\w*|raised|lowered|bump\w*|"
                     r"moved|shifted)\b",
                     re.IGNORECASE)
@@ -181,6 +199,8 @@ def cue_kind(question: str, named: int) -> str | None:
         return "did_change"
     if named == 0 and _WHICH_OF.search(question):  # "which of the etcd versions document X", "X: all three?"
         return "which_releases"
+    if named >= 1 and _WHICH_LISTED.search(question) and not (_GONE.search(question) or _CAME.search(question)):
+        return "which_releases"  # which of the releases listed document it; "which of 3.5 / 3.6 dropped X" is not
     if named == 2:
         if _SAME.search(question):
             return "did_change"

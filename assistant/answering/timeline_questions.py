@@ -15,7 +15,7 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
-from assistant.answering.timeline_cues import asks_same, cue_kind, either_kind, listing
+from assistant.answering.timeline_cues import asks_same, cue_kind, either_kind, listed_releases, listing
 from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
 from assistant.answering.timeline_words import STOP, code_word, find_term, heading_match, stated_release
 from assistant.library.catalogue import ProductInfo
@@ -214,6 +214,8 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     if kind is None or kind == "removed" and not named and not _fate_of(question, term):
         return None
     rels = timeline.releases(product)
+    if kind == "which_releases" and len(listed := listed_releases(question, rels)) >= 2:
+        named = listed  # "which of 3.5 / 3.6 document X": answered among those listed
     if kind == "changed_in" and named[0] in rels[:-1] and \
             re.search(r"\b(?:after|since)\s+(?:\w+\s+)?v?\d", question, re.IGNORECASE):
         kind, named = "changed_between", [named[0], rels[rels.index(named[0]) + 1]]  # "changed after 3.4?"
@@ -428,10 +430,13 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
                          f"{ans.cite(r.cited(r.best(present[0])))}."
             ans.absent_in, ans.other_releases = [asked], present
         ans.releases = [asked]
-    else:  # which_releases
+    else:  # which_releases: among the releases the question lists, if it lists two or more
+        asked = [rel for rel in held if rel in q.releases or len(q.releases) < 2]
+        everywhere, live, present = live, [rel for rel in live if rel in asked], [rel for rel in present if rel in asked]
         listed = ", ".join(f"{rel} {ans.cite(r.cited(r.best(rel)))}" for rel in live)
-        text = f"{name} is documented in {q.product} {listed}."
-        absent = [rel for rel in held if rel not in live]
+        text = f"{name} is documented in {q.product} {listed}." if live else f"None of {', '.join(asked)} " \
+            f"documents {name}; it is in {', '.join(everywhere)} {ans.cite(r.cited(r.best(everywhere[-1])))}."
+        absent = [rel for rel in asked if rel not in live] if live else []
         if absent:
             text += f"\nNot in {', '.join(absent)}."
         for rel in (rel for rel in present if rel not in live):
