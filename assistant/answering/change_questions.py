@@ -64,7 +64,7 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
         else answer_term_question(q, timeline)
     found.product_source = q.product_source
-    found.answer = _as_list(found.answer)
+    found.answer = as_list(found.answer)
     return found
 
 
@@ -87,7 +87,7 @@ def _area_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
     found = in_area(q, timeline, diff_releases(timeline, product, *pair), ans, said)
     if found is not None:
         found.product_source = q.product_source
-        found.answer = _as_list(found.answer)
+        found.answer = as_list(found.answer)
     return found
 
 
@@ -129,7 +129,7 @@ def _behaviour_asked(question: str, catalogue: list[ProductInfo], timeline: Time
     return ans
 
 
-def _as_list(text: str) -> str:
+def as_list(text: str) -> str:
     """Lines after the first as a Markdown list, so the chat shows old and new on lines of their own."""
     first, *rest = text.split("\n")
     return "\n".join([first] + [ln if ln.startswith("- ") else f"- {ln}" for ln in rest if ln.strip()])
