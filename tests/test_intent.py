@@ -18,6 +18,7 @@ from assistant.answering.intent import (
     IntentExample,
     IntentResult,
     load_seed_examples,
+    timeline_intent,
 )
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev" / "intents.jsonl"
@@ -216,3 +217,12 @@ def test_no_definition_cue_when_a_value_comparison_or_steps_are_wanted(text):
     assert "terminology_explanation" not in _cue_bonus(text)
     if text.startswith("how do I"):
         assert "operational_guidance" not in _cue_bonus(text)
+
+
+def test_a_timeline_question_has_the_intent_of_its_kind():
+    """A change listing gathers many facets; "when was X added?", "is X in 3.4?" check one fact. Every label is one
+    the app offers for correction."""
+    assert [timeline_intent(k) for k in ("changed_in", "changed_between")] == ["multi_facet_summary"] * 2
+    kinds = ("introduced", "removed", "deprecated", "in_release", "which_releases", "did_change")
+    assert {timeline_intent(k) for k in kinds} == {"fact_verification"}
+    assert {timeline_intent(k) for k in kinds + ("changed_in",)} <= set(INTENTS)

@@ -79,6 +79,8 @@ def test_a_feature_said_in_plain_words_is_placed_in_releases_by_search(pipeline)
     res = pipeline.ask("which etcd versions explain recovering from a minority failure in the runtime docs?",
                        search_only=True)
     assert res.status == "timeline" and res.answer.splitlines()[0].endswith("v3.5 [1], v3.6 [2].")
+    # Its intent comes from the timeline's reading: the classifier read the topic ("failure") as symptom_analysis.
+    assert (res.intent["label"], res.intent["source"]) == ("fact_verification", "timeline")
     assert [(s.release, s.path) for s in res.sources] == [("v3.5", "op-guide/runtime-configuration.md"),
                                                           ("v3.6", "op-guide/runtime-configuration.md")]
     res = pipeline.ask("since which etcd release does the security guide walk through turning an existing plain "

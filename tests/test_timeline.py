@@ -468,7 +468,8 @@ def test_through_the_pipeline_an_intent_a_rewritten_query_sources_and_missing_kn
                               intent=build_intent_classifier(etcd_index.settings, extra_examples=[]))
     res = pipeline.ask("Did the default --snapshot-count change between etcd 3.5 and 3.6?", search_only=True)
     assert (res.status, res.product, res.releases, res.llm_calls) == ("timeline", "etcd", ["v3.5", "v3.6"], 0)
-    assert res.intent["label"] and "--snapshot-count" in res.rewritten and not res.knowledge_missing
+    assert res.intent == {"label": "fact_verification", "confidence": 1.0, "source": "timeline"}
+    assert "--snapshot-count" in res.rewritten and not res.knowledge_missing
     assert [(s.n, s.release, s.path, s.cited) for s in res.sources] == [
         (1, "v3.5", "op-guide/configuration.md", True), (2, "v3.6", "op-guide/configuration.md", True)]
     assert "retrieval" not in res.timings_ms and "timeline" in res.timings_ms

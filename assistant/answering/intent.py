@@ -37,6 +37,16 @@ INTENTS: tuple[str, ...] = (
 
 SEED_PATH = Path(__file__).resolve().parent / "resources" / "intent_examples.jsonl"
 
+# A question the release timeline answers has a known form: a change listing ("what changed in 3.6?") gathers many
+# facets; every other kind ("when was X added?", "is X in 3.4?", "did the default change?") checks one fact.
+_TIMELINE_INTENTS = {"changed_in": "multi_facet_summary", "changed_between": "multi_facet_summary"}
+
+
+def timeline_intent(kind: str) -> str:
+    """The intent of a question the timeline stage took, from its kind. The embedding classifier reads a topic
+    ("when did the docs start covering recovery from a minority failure?" came out as symptom_analysis)."""
+    return _TIMELINE_INTENTS.get(kind, "fact_verification")
+
 
 @dataclass(frozen=True)
 class IntentExample:

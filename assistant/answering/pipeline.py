@@ -22,7 +22,7 @@ from assistant.answering.extractive import extractive_answer
 from assistant.answering.fusion import balance_releases, lost_in_the_middle
 from assistant.answering.generate import build_messages, stream_answer
 from assistant.answering.glossary import load_or_mine
-from assistant.answering.intent import IntentClassifier
+from assistant.answering.intent import IntentClassifier, timeline_intent
 from assistant.answering.presets import Preset, get_preset
 from assistant.answering.product_evidence import choose, clearly_held, gather, owned
 from assistant.answering.query_check import check_query
@@ -185,6 +185,8 @@ class Pipeline:
         if found is not None:
             res = t.result
             res.status, res.answer, res.product = "timeline", found.answer, found.product
+            if res.intent.get("source") != "user":
+                res.intent = {"label": timeline_intent(found.kind), "confidence": 1.0, "source": "timeline"}
             res.releases = sort_releases(found.releases)
             # The releases the question named ("is X in 3.4?"), or those the timeline found ("when was X added?").
             said = detect(t.question, t.catalogue, pinned_product=t.pinned_product)
