@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.answering.timeline_words import STOP, stem, words_of
+from assistant.answering.timeline_words import FATE, QUESTION, STOP, stem, words_of
 
 __all__ = ["evidence_kind", "may_decide", "unasked_words"]
 
@@ -36,11 +36,10 @@ _HOW_WHY = re.compile(r"\b(?:how|why|where|who)\b|\bwhat\s+(?:is|are|was|does|do
 _SYMPTOM = re.compile(r"\b(?:errors?|fail\w*|crash\w*|panic\w*|warn(?:s|ing)?|broken|stuck|slow|hang\w*|timed?\s+out|"
                       r"refus\w*|reject\w*|denied|invalid|unknown|cannot|can'?t|won'?t|doesn'?t|isn'?t\s+working)\b",
                       re.IGNORECASE)
-# "Which flag ...", "what tool ...", "what happened to X in 2.45" (its fate, timeline_questions._FATE decides): another
+# "Which flag ...", "what tool ...", "what happened to X in 2.45" (its fate, timeline_words.FATE decides): another
 # thing asked for, not the term's place in the releases. "What about X", "what's new", "what changed", "what's
 # different", "what's the story" ask about the term itself.
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?!(?:about|changed|new|different)\b)[\w\-]", re.IGNORECASE)
-_FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b", re.IGNORECASE)  # between two releases: its change
 # A value asked: compare the term's value (value_changes.did_change), not its sections.
 _VALUE = re.compile(r"\b(?:defaults?|values?|limits?|sizes?|set\s+to|equals?)\b", re.IGNORECASE)
 _RELEASE = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
@@ -55,10 +54,6 @@ _COMPARING = re.compile(r"\b(?:across|differ\w*|same|identical|mov(?:e|ed)|vs\.?
 # A word written as code (a flag, key, path, dotted name): a name, whatever its parts say.
 _CODE = re.compile(r"[^\s,;:?()]*\w[_\-.=/]\w[^\s,;:?()]*")
 _VERSION = re.compile(r"\bv?\d+(?:\.\d+)*\b")
-# A question, not a fragment that names a term and a release ("v3.5 --x", "prom 2.45 x setting"): it ends in "?" or
-# opens a yes/no clause.
-_QUESTION = re.compile(r"\?\s*$|(?:^|[,:;\-–—]\s*)(?:is|are|was|were|does|do|did|can|could|has|have|would|will)\b",
-                       re.IGNORECASE)
 # Words of asking (beside timeline_words.STOP) that ask nothing of the term.
 _ASKING = {"would", "will", "should", "present", "too", "also", "really", "yet", "okay", "knob", "knobs", "yes", "right",
            "correct", "true"}
@@ -73,8 +68,8 @@ def may_decide(question: str) -> bool:
 
 def _asks_only_of_the_term(question: str, named: int) -> bool:
     words = _CODE.sub(" ", question)  # "--experimental-warning-x" names no symptom
-    asked = _ASKS_FOR.search(_FATE.sub(" ", question) if named > 1 else question)
-    return not (_HOW_WHY.search(words) or _SYMPTOM.search(words) or asked) and bool(_QUESTION.search(question))
+    asked = _ASKS_FOR.search(FATE.sub(" ", question) if named > 1 else question)
+    return not (_HOW_WHY.search(words) or _SYMPTOM.search(words) or asked) and bool(QUESTION.search(question))
 
 
 def unasked_words(question: str, term: str, product_words: set[str], passages: list[str] = ()) -> list[str]:
