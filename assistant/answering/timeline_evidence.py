@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import re
 
-from assistant.answering.timeline_words import FATE, QUESTION, STOP, stem, words_of
+from typing import Callable
 
-__all__ = ["evidence_kind", "may_decide", "unasked_words"]
+from assistant.answering.timeline_words import (CAME, DEPRECATED, FATE, GONE, INTRODUCED, PRESENT, QUESTION, REMOVED,
+                                               STILL, STOP, TIME, USABLE, stem, words_of)
+
+__all__ = ["decide_kind", "evidence_kind", "may_decide", "may_take", "unasked_words"]
 
 # A how-to, an explanation, a symptom: search answers these, whatever the timeline holds.
 # "What's new / different / the story with X" asks about the term itself.
@@ -114,3 +117,50 @@ def evidence_kind(question: str, named: int, documented: list[str], held: list[s
             return None
         return "did_change" if value else "changed_between"
     return None
+
+
+# Round 9: ONE decision for a question no phrasing classified. The cue families of timeline_words propose a kind; the
+# timeline's evidence on the term decides, so a new wording with a cue and a placeable term is taken and a term the
+# releases do not separate stays with search.
+_NOT_THE_TERM = re.compile(r"\b(?:how|why|instead|replac\w*|alternatives?|equivalents?|successors?)\b", re.IGNORECASE)
+_SET_TO = re.compile(r"\b(?:set|change|raise|lower|increase|decrease)\b[^?]*\bto\b", re.IGNORECASE)  # a value
+_USE_WORDS = re.compile(r"^(?:let|pass|set|use|enable|turn|run|take|understand|know|knows|accept|recogni[sz]e|still|"
+                        r"anymore)$", re.IGNORECASE)
+
+
+def may_take(question: str) -> bool:
+    """Cheap, before routing: whether `decide` could take the question (a time asked with a cue of coming, going or
+    deprecation, or a use asked of a named release)."""
+    timed = TIME.search(question) and (REMOVED.search(question) or GONE.search(question) or
+                                       DEPRECATED.search(question) or INTRODUCED.search(question) or CAME.search(question))
+    return bool(timed or _RELEASE.search(question) and USABLE.search(question))
+
+
+def decide_kind(question: str, named: int, documented: list[str], held: list[str], asked: str | None = None,
+           unasked: list[str] = (), deprecated: Callable[[], bool] = lambda: False) -> str | None:
+    """The kind of a timeline question no phrasing classified, or None (search). `documented`: the releases whose
+    docs hold the term; `held`: all releases, oldest first; `asked`: the one release named; `unasked`: what else the
+    question asks of the term (`unasked_words`); `deprecated()`: whether a line of the docs says the term is.
+
+    - a time asked with a cue ("introducd when exactly", "which etcd gave us X", "when did they get rid of X"): its
+      removal when the newest release lacks the term, its deprecation when the docs say so, its coming when the
+      oldest release lacks it, in that order (a removal's words first: "get rid of" is no "get");
+    - one release named and a use asked ("will 3.5 let me pass X", "X - can I set it in 2.53", "does 3.5 understand
+      X"): whether that release has it, when the releases differ on it;
+    - else what the evidence alone makes of it (`evidence_kind`)."""
+    words = _CODE.sub(" ", question)
+    if not documented or _NOT_THE_TERM.search(words) or _SYMPTOM.search(words):
+        return None
+    if named == 0 and TIME.search(question):
+        if (REMOVED.search(question) or GONE.search(question)) and held[-1] not in documented:
+            return "removed"
+        if DEPRECATED.search(question) and deprecated():
+            return "deprecated"
+        if (INTRODUCED.search(question) or CAME.search(question)) and held[0] not in documented:
+            return "introduced"
+        return None
+    if named == 1 and set(documented) != set(held) and not (_VALUE.search(question) or _SET_TO.search(words)) and \
+            (USABLE.search(words) or STILL.search(words) or PRESENT.search(words)) and \
+            (asked not in documented or len([w for w in unasked if not _USE_WORDS.match(w)]) == 0):
+        return "in_release"
+    return evidence_kind(question, named, documented, held, asked, unasked) if named else None

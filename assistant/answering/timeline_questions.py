@@ -16,7 +16,7 @@ from typing import Literal
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
 from assistant.answering.timeline_cues import asks_same, cue_kind, either_kind, listed_releases, listing
-from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
+from assistant.answering.timeline_evidence import decide_kind, may_decide, may_take, unasked_words
 from assistant.answering.timeline_words import (DEPRECATED, FATE, INTRODUCED, REMOVED, STOP, YESNO_LEAD, code_word,
                                                find_term, heading_match, stated_release)
 from assistant.library.catalogue import ProductInfo
@@ -164,7 +164,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     if len(question) > 300 or not catalogue:
         return None
     # Cheap first: a question no term could make a timeline question is never looked up in the timeline.
-    if all(_kind(question, True, n) is None for n in (0, 1, 2)) and not may_decide(question):
+    if all(_kind(question, True, n) is None for n in (0, 1, 2)) and not may_decide(question) and not may_take(question):
         return None
     routing = detect(question, catalogue, pinned_product=pinned_product)
     first_product = routing.product
@@ -191,13 +191,16 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
                                    or term.lower() not in said)
     kind = _kind(question, term is not None, len(named), a_name)
-    if kind is None and named and term is not None and (a_name or code_word([term], timeline, [product])):
-        # No phrasing decided: the timeline's evidence does (timeline_evidence); "limitk" written as code is a name.
+    spelled = re.search(re.escape(term), question, re.IGNORECASE) if term else None  # "SetMemberLocalAddr"
+    if kind is None and term is not None and (a_name or code_word([term], timeline, [product]) or
+                                              spelled is not None and identifiers(spelled.group(0))):
+        # No phrasing decided: the cues propose, the timeline's evidence decides (timeline_evidence.decide_kind); "limitk"
+        # written as code is a name.
         r = _Reader(timeline, TimelineQuestion("in_release", product, term, named, timeline.releases(product)))
-        kind = evidence_kind(question, len(named), r.releases(live=True) or r.releases(), timeline.releases(product),
-                             named[0], unasked_words(question, term, product_words,
-                                                     [o.heading + "\n" + "\n".join(r.lines(o)) for o in r.occ
-                                                      if o.release == named[0]][:40]))
+        unasked = unasked_words(question, term, product_words, [o.heading + "\n" + "\n".join(r.lines(o)) for o in r.occ
+                                                                if o.release == named[0]][:40]) if named else []
+        kind = decide_kind(question, len(named), r.releases(live=True) or r.releases(), timeline.releases(product),
+                      named[0] if named else None, unasked, lambda: r.stated("deprecated") is not None)
     if kind is None and len(named) == 1 and term is not None and is_identifier(term) and FATE.search(question) \
             and _fate_of(question, term, product_words) and not _DOC.search(question):
         # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
