@@ -191,7 +191,9 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
                                    or term.lower() not in said)
     kind = _kind(question, term is not None, len(named), a_name)
-    spelled = re.search(re.escape(term), question, re.IGNORECASE) if term else None  # "SetMemberLocalAddr"
+    # "SetMemberLocalAddr gate, introduced when?": a CamelCase name; with a release named, the knowledge check's "No"
+    # spells it as asked.
+    spelled = re.search(re.escape(term), question, re.IGNORECASE) if term and not named else None
     if kind is None and term is not None and (a_name or code_word([term], timeline, [product]) or
                                               spelled is not None and identifiers(spelled.group(0))):
         # No phrasing decided: the cues propose, the timeline's evidence decides (timeline_evidence.decide_kind); "limitk"
