@@ -165,6 +165,16 @@ def test_phrasing_families_still_there_a_thing_and_which_were_removed(library):
     assert parse_timeline_question(q, ix.library.catalogue(), ix.timeline) is None
 
 
+def test_new_wordings_with_a_cue_and_a_placed_term_are_taken_and_answered(library):
+    """Round 9: wordings no phrasing rule knows, decided by the cue families and the timeline's evidence."""
+    came = ask(library, "etcd", "SetMemberLocalAddr gate, introducd when exactly")  # a CamelCase name, a typo
+    assert came.kind == "introduced" and came.releases[:1] == ["v3.6"]
+    went = ask(library, "etcd", "which release killed off etcdctl migrate")
+    assert went.kind == "removed" and went.releases[:1] == ["v3.5"]
+    lacks = ask(library, "etcd", "will 3.5 let me pass --max-learners")
+    assert lacks.kind == "in_release" and lacks.answer.startswith("No")
+
+
 def test_a_term_no_release_has_is_knowledge_missing(library):
     a = ask(library, "etcd", "When was the --no-such-flag-anywhere flag removed from etcd?")
     assert a.missing and "No release of etcd" in a.answer and not a.cited

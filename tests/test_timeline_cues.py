@@ -335,3 +335,60 @@ def test_the_searched_subject_leaves_out_words_of_time_asking_and_product():
 ])
 def test_whether_a_release_s_docs_cover_a_topic_is_a_presence_asked(question, asks):
     assert bool(_DOCS_SAY.search(question)) is asks
+
+
+# -- round 9: one vocabulary, one decision (timeline_words cue families, timeline_evidence.decide_kind) -------------
+@pytest.mark.parametrize("question, family, hit", [
+    ("when did they get rid of X", "REMOVED", True),
+    ("which release killed off X", "REMOVED", True),
+    ("the docs used to suggest X, which version stopped", "REMOVED", True),
+    ("when did they get rid of X", "INTRODUCED", False),  # "get rid of" is no "get"
+    ("what version brought X in", "INTRODUCED", True),
+    ("which etcd gave us X", "INTRODUCED", True),
+    ("is X deprected", "DEPRECATED", True),
+    ("is X depricated", "DEPRECATED", True),
+    ("X, introduced when exactly", "TIME", True),
+    ("which etcd gave us X", "TIME", True),
+    ("when should I use X", "TIME", False),  # asks no time
+    ("will 3.5 let me pass X", "USABLE", True),
+    ("X - can i set it in 2.53.0", "USABLE", True),
+    ("does 3.5 understand X", "USABLE", True),
+])
+def test_the_cue_families_are_broad_verbs_not_phrases(question, family, hit):
+    import assistant.answering.timeline_words as words
+    assert bool(getattr(words, family).search(question)) is hit
+
+
+HELD = ["v3.4", "v3.5", "v3.6"]
+
+
+@pytest.mark.parametrize("question, named, documented, asked, kind", [
+    ("X gate, introducd when exactly", 0, ["v3.6"], None, "introduced"),
+    ("which etcd gave us X", 0, ["v3.5", "v3.6"], None, "introduced"),
+    ("which etcd gave us X", 0, HELD, None, None),  # every release documents it: no coming to place
+    ("when did they get rid of X", 0, ["v3.4"], None, "removed"),
+    ("when did they get rid of X", 0, HELD, None, None),  # the newest still has it: search
+    ("is X deprected, since when", 0, HELD, None, "deprecated"),
+    ("when did the docs start X", 0, [], None, None),  # a term the timeline does not hold
+    ("how did they get rid of X, which version", 0, ["v3.4"], None, None),  # a how: search
+    ("will 3.5 let me pass X", 1, ["v3.6"], "v3.5", "in_release"),  # the release lacks it: No
+    ("X - can i set it in 3.5", 1, ["v3.5", "v3.6"], "v3.5", "in_release"),
+    ("will 3.5 let me pass X", 1, HELD, "v3.5", None),  # the releases do not separate on it
+    ("can i set X to 5 in 3.5", 1, ["v3.5", "v3.6"], "v3.5", None),  # a value asked
+])
+def test_the_decision_takes_a_cue_only_where_the_timeline_places_the_term(question, named, documented, asked, kind):
+    from assistant.answering.timeline_evidence import decide_kind
+    unasked = ["pass", "let"] if "pass" in question else ["set"] if "set it" in question else []
+    assert decide_kind(question, named, documented, HELD, asked, unasked,
+                       deprecated=lambda: "deprect" in question) == kind
+
+
+@pytest.mark.parametrize("question, takes", [
+    ("which etcd gave us X", True),
+    ("will 3.5 let me pass X", True),
+    ("how do I set up TLS", False),
+    ("when should I compact", False),
+])
+def test_the_cheap_gate_lets_the_new_wordings_through(question, takes):
+    from assistant.answering.timeline_evidence import may_take
+    assert may_take(question) is takes

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from assistant.answering.timeline_words import CAME, CAN, GONE, PRESENT, STILL, YESNO_CLAUSE
+
 __all__ = ["listing", "cue_kind", "either_kind", "asks_same", "listed_releases"]
 
 _ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
@@ -90,20 +92,13 @@ def asks_same(question: str) -> bool:
     """"X: same default in A and B?" asks whether it stayed, so its yes means unchanged (the opposite of "did X
     change?")."""
     return bool(_SAME.search(question))
-# Still there, asked of the term itself: "is X still listed / documented / around / a flag in Y?", "is X there
-# anymore?"; never what it still does ("does X still default to 50?", "can it still be hibernated?").
+
+
 # "X on 3.6, works?": whether the release still takes it.
 _WORKS = re.compile(r"[,:\-–—]\s*(?:still\s+)?(?:works?|ok(?:ay)?|usable|valid)\s*\?\s*$", re.IGNORECASE)
 # "X: 3.4 too?", "X also in 2.45?": whether that release has it as well.
 _TOO = re.compile(r"\bv?\d+(?:\.\d+)+\s+(?:too|also|as\s+well)\s*\?\s*$|\balso\s+(?:in|on)\s+(?:\w+\s+)?v?\d+(?:\.\d+)+"
                   r"\s*\?\s*$", re.IGNORECASE)
-_STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
-                    r"needed|required|valid|accepted|included|in\b|ok(?:ay)?\b|work(?:s|ing)?|a\s+(?:thing|flag|option|setting|feature)|"
-                    r"an\s+option|part\s+of|"
-                    r"exists?)|exist\w*)\b|\b(?:there|around|available|supported|documented|listed)\s+any\s*more\b",
-                    re.IGNORECASE)
-# A yes/no question, also after its topic ("etcd 3.5: is --x there", "X - was it dropped?").
-_YESNO = re.compile(r"(?:^|[:\-–—,]\s)\s*(?:did|does|do|has|have|is|are|was|were|can)\b", re.IGNORECASE)
 # "X - deprecated?", "X: deprecated in 3.6? what's it called now", "can I keep passing X after 3.6 or is it deprecated":
 # its deprecation asked as a yes/no clause of its own, whatever else follows.
 _ASKED_DEPRECATED = re.compile(r"\bdeprecat\w*(?:\s+(?:in|on|as\s+of|since)\s+(?:\w+\s+)?v?\d[\w.]*)?\s*\?"
@@ -125,20 +120,10 @@ _ASKS_MORE = re.compile(r"\b(?:what|which|how|where|why|who|when|alternatives?|e
 def asks_yes_no(question: str) -> bool:
     """A question answered "yes" or "no" that asks nothing else (no what/which/how/when): "can i switch on X via
     --feature-gates on etcd 3.5", "X - does 2.53 support reading it from a file"."""
-    return bool(_YESNO.search(question)) and not _ASKS_MORE.search(question)
+    return bool(YESNO_CLAUSE.search(question)) and not _ASKS_MORE.search(question)
 
 # What a question asks about the term, in any words: its removal, its coming, its deprecation, its presence.
 _DID_DROP = re.compile(r"\bdid\b.*\b(?:drop|remove|delete|retire)\b", re.IGNORECASE)  # "did 3.6 drop X?"
-# Verbs only: "deletion protection" or "member removal" name features, no change.
-_GONE = re.compile(r"\b(?:gone|dropped|removed|deleted|went\s+away|go\s+away|disappear\w*|retired|"
-                   r"decommission\w*|no\s+longer|stopp?(?:ed|s)?\s+(?:documenting|supporting|shipping|listing|being)|"
-                   r"renam\w*)\b", re.IGNORECASE)
-_CAME = re.compile(r"\b(?:added|introduc\w*|appear\w*|new|first|show(?:s|ed)?\s+up|c[oa]me\s+(?:in|out|with)|arriv\w*|"
-                   r"land(?:ed|s)?|ship(?:ped)?)\b", re.IGNORECASE)
-# Only with a time asked: "which version allows UTF-8 names?" (never "is a rolling upgrade supported?").
-_CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.IGNORECASE)
-_PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it|"
-                      r"available|usable|there|present|documented|listed|included|a\s+thing)\b", re.IGNORECASE)
 # Asking for a time in any words: "when?", "since?", "how long has X been around", "which version", "in which".
 _TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had)\b|^\s*when\s+(?:is|are|does|do)\b|\bwhen\s*\?|"
                    r"\bsince\s+(?:when|which|what)\b|\bsince\s*\?|\bhow\s+long\s+(?:has|have)\b|"
@@ -194,12 +179,12 @@ def cue_kind(question: str, named: int) -> str | None:
     use X?" asks no time."""
     if _HOW_TO.search(question) or _ONE_THING.search(question):
         return None
-    yes_no = bool(_YESNO.search(question)) or not _ASKS.search(question) and question.rstrip().endswith("?")
+    yes_no = bool(YESNO_CLAUSE.search(question)) or not _ASKS.search(question) and question.rstrip().endswith("?")
     if named >= 1 and yes_no and _MOVED.search(question):  # "did X's capacity go up in 3.5.0?": its value
         return "did_change"
     if named == 0 and _WHICH_OF.search(question):  # "which of the etcd versions document X", "X: all three?"
         return "which_releases"
-    if named >= 1 and _WHICH_LISTED.search(question) and not (_GONE.search(question) or _CAME.search(question)):
+    if named >= 1 and _WHICH_LISTED.search(question) and not (GONE.search(question) or CAME.search(question)):
         return "which_releases"  # which of the releases listed document it; "which of 3.5 / 3.6 dropped X" is not
     if named == 2:
         if _SAME.search(question):
@@ -218,22 +203,22 @@ def cue_kind(question: str, named: int) -> str | None:
     if named == 1 and _NEWS.search(question):  # "anything new for remote write in 3.5?": its changes
         return "changed_in"
     if named == 1 and (yes_no or timed):
-        if _GONE.search(question) or _DID_DROP.search(question):
+        if GONE.search(question) or _DID_DROP.search(question):
             return "removed"
-        if _CAME.search(question) or timed and _CAN.search(question):
+        if CAME.search(question) or timed and CAN.search(question):
             return "introduced"
-        if _STILL.search(question) or _PRESENT.search(question) or _IN_Y.search(question) or \
+        if STILL.search(question) or PRESENT.search(question) or _IN_Y.search(question) or \
                 yes_no and _USABLE.search(question) or _WORKS.search(question) or _TOO.search(question):
             return "in_release"
         return None
     if named == 0 and (timed or yes_no):
-        if _GONE.search(question):
+        if GONE.search(question):
             return "removed"
         if re.search(r"\bdeprecat", question, re.IGNORECASE):
             return "deprecated"
-        if (_CAME.search(question) or _CAN.search(question)) and timed or _SINCE.search(question):
+        if (CAME.search(question) or CAN.search(question)) and timed or _SINCE.search(question):
             return "introduced"
-        if _STILL.search(question):
+        if STILL.search(question):
             return "removed"
         if _TIME_LAST.search(question):  # "lease checkpoint persist gate - which release": when it came
             return "introduced"

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import re
 
-from assistant.answering.timeline_words import STOP, stem, words_of
+from typing import Callable
 
-__all__ = ["evidence_kind", "may_decide", "unasked_words"]
+from assistant.answering.timeline_words import (CAME, DEPRECATED, FATE, GONE, INTRODUCED, PRESENT, QUESTION, REMOVED,
+                                               STILL, STOP, TIME, USABLE, stem, words_of)
+
+__all__ = ["decide_kind", "evidence_kind", "may_decide", "may_take", "unasked_words"]
 
 # A how-to, an explanation, a symptom: search answers these, whatever the timeline holds.
 # "What's new / different / the story with X" asks about the term itself.
@@ -36,11 +39,10 @@ _HOW_WHY = re.compile(r"\b(?:how|why|where|who)\b|\bwhat\s+(?:is|are|was|does|do
 _SYMPTOM = re.compile(r"\b(?:errors?|fail\w*|crash\w*|panic\w*|warn(?:s|ing)?|broken|stuck|slow|hang\w*|timed?\s+out|"
                       r"refus\w*|reject\w*|denied|invalid|unknown|cannot|can'?t|won'?t|doesn'?t|isn'?t\s+working)\b",
                       re.IGNORECASE)
-# "Which flag ...", "what tool ...", "what happened to X in 2.45" (its fate, timeline_questions._FATE decides): another
+# "Which flag ...", "what tool ...", "what happened to X in 2.45" (its fate, timeline_words.FATE decides): another
 # thing asked for, not the term's place in the releases. "What about X", "what's new", "what changed", "what's
 # different", "what's the story" ask about the term itself.
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?!(?:about|changed|new|different)\b)[\w\-]", re.IGNORECASE)
-_FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b", re.IGNORECASE)  # between two releases: its change
 # A value asked: compare the term's value (value_changes.did_change), not its sections.
 _VALUE = re.compile(r"\b(?:defaults?|values?|limits?|sizes?|set\s+to|equals?)\b", re.IGNORECASE)
 _RELEASE = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
@@ -55,10 +57,6 @@ _COMPARING = re.compile(r"\b(?:across|differ\w*|same|identical|mov(?:e|ed)|vs\.?
 # A word written as code (a flag, key, path, dotted name): a name, whatever its parts say.
 _CODE = re.compile(r"[^\s,;:?()]*\w[_\-.=/]\w[^\s,;:?()]*")
 _VERSION = re.compile(r"\bv?\d+(?:\.\d+)*\b")
-# A question, not a fragment that names a term and a release ("v3.5 --x", "prom 2.45 x setting"): it ends in "?" or
-# opens a yes/no clause.
-_QUESTION = re.compile(r"\?\s*$|(?:^|[,:;\-–—]\s*)(?:is|are|was|were|does|do|did|can|could|has|have|would|will)\b",
-                       re.IGNORECASE)
 # Words of asking (beside timeline_words.STOP) that ask nothing of the term.
 _ASKING = {"would", "will", "should", "present", "too", "also", "really", "yet", "okay", "knob", "knobs", "yes", "right",
            "correct", "true"}
@@ -73,8 +71,8 @@ def may_decide(question: str) -> bool:
 
 def _asks_only_of_the_term(question: str, named: int) -> bool:
     words = _CODE.sub(" ", question)  # "--experimental-warning-x" names no symptom
-    asked = _ASKS_FOR.search(_FATE.sub(" ", question) if named > 1 else question)
-    return not (_HOW_WHY.search(words) or _SYMPTOM.search(words) or asked) and bool(_QUESTION.search(question))
+    asked = _ASKS_FOR.search(FATE.sub(" ", question) if named > 1 else question)
+    return not (_HOW_WHY.search(words) or _SYMPTOM.search(words) or asked) and bool(QUESTION.search(question))
 
 
 def unasked_words(question: str, term: str, product_words: set[str], passages: list[str] = ()) -> list[str]:
@@ -119,3 +117,50 @@ def evidence_kind(question: str, named: int, documented: list[str], held: list[s
             return None
         return "did_change" if value else "changed_between"
     return None
+
+
+# Round 9: ONE decision for a question no phrasing classified. The cue families of timeline_words propose a kind; the
+# timeline's evidence on the term decides, so a new wording with a cue and a placeable term is taken and a term the
+# releases do not separate stays with search.
+_NOT_THE_TERM = re.compile(r"\b(?:how|why|instead|replac\w*|alternatives?|equivalents?|successors?)\b", re.IGNORECASE)
+_SET_TO = re.compile(r"\b(?:set|change|raise|lower|increase|decrease)\b[^?]*\bto\b", re.IGNORECASE)  # a value
+_USE_WORDS = re.compile(r"^(?:let|pass|set|use|enable|turn|run|take|understand|know|knows|accept|recogni[sz]e|still|"
+                        r"anymore)$", re.IGNORECASE)
+
+
+def may_take(question: str) -> bool:
+    """Cheap, before routing: whether `decide` could take the question (a time asked with a cue of coming, going or
+    deprecation, or a use asked of a named release)."""
+    timed = TIME.search(question) and (REMOVED.search(question) or GONE.search(question) or
+                                       DEPRECATED.search(question) or INTRODUCED.search(question) or CAME.search(question))
+    return bool(timed or _RELEASE.search(question) and USABLE.search(question))
+
+
+def decide_kind(question: str, named: int, documented: list[str], held: list[str], asked: str | None = None,
+           unasked: list[str] = (), deprecated: Callable[[], bool] = lambda: False) -> str | None:
+    """The kind of a timeline question no phrasing classified, or None (search). `documented`: the releases whose
+    docs hold the term; `held`: all releases, oldest first; `asked`: the one release named; `unasked`: what else the
+    question asks of the term (`unasked_words`); `deprecated()`: whether a line of the docs says the term is.
+
+    - a time asked with a cue ("introducd when exactly", "which etcd gave us X", "when did they get rid of X"): its
+      removal when the newest release lacks the term, its deprecation when the docs say so, its coming when the
+      oldest release lacks it, in that order (a removal's words first: "get rid of" is no "get");
+    - one release named and a use asked ("will 3.5 let me pass X", "X - can I set it in 2.53", "does 3.5 understand
+      X"): whether that release has it, when the releases differ on it;
+    - else what the evidence alone makes of it (`evidence_kind`)."""
+    words = _CODE.sub(" ", question)
+    if not documented or _NOT_THE_TERM.search(words) or _SYMPTOM.search(words):
+        return None
+    if named == 0 and TIME.search(question):
+        if (REMOVED.search(question) or GONE.search(question)) and held[-1] not in documented:
+            return "removed"
+        if DEPRECATED.search(question) and deprecated():
+            return "deprecated"
+        if (INTRODUCED.search(question) or CAME.search(question)) and held[0] not in documented:
+            return "introduced"
+        return None
+    if named == 1 and set(documented) != set(held) and not (_VALUE.search(question) or _SET_TO.search(words)) and \
+            (USABLE.search(words) or STILL.search(words) or PRESENT.search(words)) and \
+            (asked not in documented or len([w for w in unasked if not _USE_WORDS.match(w)]) == 0):
+        return "in_release"
+    return evidence_kind(question, named, documented, held, asked, unasked) if named else None

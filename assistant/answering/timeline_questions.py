@@ -16,8 +16,9 @@ from typing import Literal
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
 from assistant.answering.timeline_cues import asks_same, cue_kind, either_kind, listed_releases, listing
-from assistant.answering.timeline_evidence import evidence_kind, may_decide, unasked_words
-from assistant.answering.timeline_words import STOP, code_word, find_term, heading_match, stated_release
+from assistant.answering.timeline_evidence import decide_kind, may_decide, may_take, unasked_words
+from assistant.answering.timeline_words import (DEPRECATED, FATE, INTRODUCED, REMOVED, STOP, YESNO_LEAD, code_word,
+                                               find_term, heading_match, stated_release)
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
 from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
@@ -34,15 +35,6 @@ Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_relea
 _CHANGE = re.compile(r"\bchang\w*|\bdiffer(?:s|ed|ing|ences?)?\b|\bdifferent(?!\s+(?!(?:from|in|between|than|across|"
                      r"after|before|now|to|about)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?!\s+(?:which|what)\b)(?=.*\b(?:release|version|v?\d))|"
                      r"\b(?:reorgani[sz]|restructur|rework|rearrang|evolv)\w*", re.IGNORECASE)
-# "What happened to X?": its fate, asked with no release named, is when it went (or that it is still there).
-_FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b|\bwhere\s+did\b.*\bgo\b", re.IGNORECASE)
-_YESNO = re.compile(r"^\s*(?:did|does|do|has|have|is|are|was|were)\b", re.IGNORECASE)
-_DEPRECATED = re.compile(r"\bdeprecat\w*", re.IGNORECASE)
-_REMOVED = re.compile(r"\b(?:removed?|removal|drop(?:ped)?|go(?:ne)?\s+away|went\s+away|no\s+longer|last\s+(?:\w+\s+)?"
-                      r"(?:release|version)|deleted|disappear\w*|retired)\b", re.IGNORECASE)
-_INTRODUCED = re.compile(r"\b(?:introduc\w*|added|appear\w*|first|since|c[oa]me\s+in|new\s+in|show(?:s|ed)?\s+up|"
-                         r"arriv\w*|available\s+from|from\s+(?:which|what)|begin|began|start\w*|exist\w*|get|got|"
-                         r"gain\w*)\b", re.IGNORECASE)
 # Asking for a time in so many words: "which release", "when was", "since when", "the last version". Without one,
 # "how do I handle member removal?" or "what does the slow start setting do?" are ordinary questions.
 _WHEN = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\bwhen\s+(?:was|were|did|has|had|is|"
@@ -131,15 +123,15 @@ def _kind(question: str, has_term: bool, named: int, named_term: bool = True) ->
         return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
     if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
         return "changed_between"  # never "what flag enables X in 2.53 versus 3.5?": one thing asked, searched
-    if has_term and named != 1 and _FATE.search(question):  # "what happened to X in 2.45?" is searched
+    if has_term and named != 1 and FATE.search(question):  # "what happened to X in 2.45?" is searched
         return "changed_between" if named == 2 else "removed"
     if _CHANGE.search(question) and not _HOW_TO.search(question):  # "how do I change X?" is a how-to
         # "Did the X default change", "how did the X default change": its value; "how did the X defaults
         # change": the settings X holds, what changed.
         if has_term and named and re.search(r"\bdefault\b", question, re.IGNORECASE) or \
-                has_term and named and _YESNO.search(question) and re.search(r"\bdefaults\b", question, re.IGNORECASE):
+                has_term and named and YESNO_LEAD.search(question) and re.search(r"\bdefaults\b", question, re.IGNORECASE):
             return "did_change"
-        if has_term and (_YESNO.search(question) or re.search(r"\bthe same\b", question, re.IGNORECASE)):
+        if has_term and (YESNO_LEAD.search(question) or re.search(r"\bthe same\b", question, re.IGNORECASE)):
             return "did_change" if named else None
         if named == 2:
             return "changed_between"
@@ -148,13 +140,13 @@ def _kind(question: str, has_term: bool, named: int, named_term: bool = True) ->
         return "changed_between" if named == 2 else "changed_in"
     if not has_term:
         return None
-    if _REMOVED.search(question) and _WHEN.search(question):  # "when was the deprecated --x removed?": removal
+    if REMOVED.search(question) and _WHEN.search(question):  # "when was the deprecated --x removed?": removal
         return "removed"
-    if _DEPRECATED.search(question) and (_WHEN.search(question) or _YESNO.search(question)):
+    if DEPRECATED.search(question) and (_WHEN.search(question) or YESNO_LEAD.search(question)):
         return "deprecated"
     if _WHICH.search(question):
         return "which_releases"
-    if _INTRODUCED.search(question) and _WHEN.search(question):
+    if INTRODUCED.search(question) and _WHEN.search(question):
         return "introduced"
     if named == 1 and _IN_RELEASE.search(question):
         return "in_release"
@@ -172,7 +164,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     if len(question) > 300 or not catalogue:
         return None
     # Cheap first: a question no term could make a timeline question is never looked up in the timeline.
-    if all(_kind(question, True, n) is None for n in (0, 1, 2)) and not may_decide(question):
+    if all(_kind(question, True, n) is None for n in (0, 1, 2)) and not may_decide(question) and not may_take(question):
         return None
     routing = detect(question, catalogue, pinned_product=pinned_product)
     first_product = routing.product
@@ -199,14 +191,19 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
                                    or term.lower() not in said)
     kind = _kind(question, term is not None, len(named), a_name)
-    if kind is None and named and term is not None and (a_name or code_word([term], timeline, [product])):
-        # No phrasing decided: the timeline's evidence does (timeline_evidence); "limitk" written as code is a name.
+    # "SetMemberLocalAddr gate, introduced when?": a CamelCase name; with a release named, the knowledge check's "No"
+    # spells it as asked.
+    spelled = re.search(re.escape(term), question, re.IGNORECASE) if term and not named else None
+    if kind is None and term is not None and (a_name or code_word([term], timeline, [product]) or
+                                              spelled is not None and identifiers(spelled.group(0))):
+        # No phrasing decided: the cues propose, the timeline's evidence decides (timeline_evidence.decide_kind); "limitk"
+        # written as code is a name.
         r = _Reader(timeline, TimelineQuestion("in_release", product, term, named, timeline.releases(product)))
-        kind = evidence_kind(question, len(named), r.releases(live=True) or r.releases(), timeline.releases(product),
-                             named[0], unasked_words(question, term, product_words,
-                                                     [o.heading + "\n" + "\n".join(r.lines(o)) for o in r.occ
-                                                      if o.release == named[0]][:40]))
-    if kind is None and len(named) == 1 and term is not None and is_identifier(term) and _FATE.search(question) \
+        unasked = unasked_words(question, term, product_words, [o.heading + "\n" + "\n".join(r.lines(o)) for o in r.occ
+                                                                if o.release == named[0]][:40]) if named else []
+        kind = decide_kind(question, len(named), r.releases(live=True) or r.releases(), timeline.releases(product),
+                      named[0] if named else None, unasked, lambda: r.stated("deprecated") is not None)
+    if kind is None and len(named) == 1 and term is not None and is_identifier(term) and FATE.search(question) \
             and _fate_of(question, term, product_words) and not _DOC.search(question):
         # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
         # notes and the diff of 3.6 say of it.
@@ -248,8 +245,8 @@ _KIND_NOUNS = {"command", "commands", "subcommand", "key", "keys", "api", "guide
 def _fate_of(question: str, term: str | None, ignore: set[str] = frozenset()) -> bool:
     """A removal asked in so many words, or "what happened to X?" whose object is the term and nothing else ("what
     happened to etcdctl migrate?"; never "what happened to my scrapes after the upgrade?")."""
-    fate = _FATE.search(question)
-    if fate is None or _REMOVED.search(question) and _WHEN.search(question):
+    fate = FATE.search(question)
+    if fate is None or REMOVED.search(question) and _WHEN.search(question):
         return True
     if term is None:
         return False
