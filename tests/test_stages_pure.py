@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from assistant.answering import citations as cite
 from assistant.answering.fusion import (
     dense_only_slot,
+    fused_order,
     lost_in_the_middle,
     margin_filter,
     mmr,
@@ -197,3 +198,9 @@ def test_rewrite_rules_without_llm():
     assert "write-ahead log" in kinds["glossary"]
     assert "intent" not in kinds, "a template expansion is shown, not searched"
     assert rw.rewritten.startswith("What is WAL in etcd v3.5? Definition")
+
+
+def test_an_exact_tie_of_fused_scores_goes_to_the_nearer_cosine():
+    fused = {"far": 2 / 61, "top": 0.05, "near": 2 / 61, "none": 2 / 61, "low": 0.01}
+    cosine = {"far": 0.45, "top": 0.5, "near": 0.72, "low": 0.9}.get
+    assert fused_order(fused, cosine) == ["top", "near", "far", "none", "low"]  # a fused score still decides first

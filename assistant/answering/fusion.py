@@ -95,6 +95,17 @@ def balance_releases(contexts: list[NodeWithScore], scopes: list[tuple[str, str]
     return out
 
 
+def fused_order(fused: dict, cosine) -> list:
+    """Keys by fused score, an exact tie going to the nearer cosine (`cosine(key)`, None last). Ties are common under
+    RRF: two pages each first in the same lists score 2 / 61 alike, and the engine's order among them changed from run
+    to run (awsdocs aws-083: its gold, cosine 0.717, tied with a CodePipeline page at 0.449 and fell to 4th or 5th in
+    some runs; README: "Ranking (issue 15)", AWS round 7)."""
+    def nearness(key) -> float:
+        c = cosine(key)
+        return float("-inf") if c is None else c
+    return sorted(fused, key=lambda key: (-fused[key], -nearness(key)))
+
+
 def dense_only_slot(items: list, key, cosine, lexical, slot: int = 3, near: float = 0.01, over: float = 0.02) -> list:
     """Reciprocal rank fusion counts a file that only the dense lists found (no BM25 list's top 20 holds any of its
     chunks) at half the votes of one both kinds found, however close its cosine is to the best: a page that answers in

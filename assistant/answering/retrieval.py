@@ -21,7 +21,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.answering.limits import asks_limit, for_question, guide_folders, limit_pages
-from assistant.answering.fusion import dense_only_slot, margin_filter, mmr, spread_files, weighted_average
+from assistant.answering.fusion import dense_only_slot, fused_order, margin_filter, mmr, spread_files, weighted_average
 from assistant.library.fields import query_identifiers
 from assistant.library.manifest import Manifest
 from assistant.library.store import Hit, ReleaseStore, SearchSpec
@@ -207,7 +207,7 @@ class HybridRetriever(BaseRetriever):
         self._fill_dense(nodes, qvec, fused)
         if searched_pages:
             fused = _gate_pages(fused, nodes, searched_pages, p.limit_gate)
-        ranked_keys = sorted(fused, key=lambda key: -fused[key])
+        ranked_keys = fused_order(fused, lambda key: nodes[key].metadata.get("dense"))
         out = []
         for key in ranked_keys:
             node = nodes[key]
