@@ -20,8 +20,7 @@ no symptom ("fails", "error"), are read this way: those stay ordinary questions 
 from __future__ import annotations
 
 import re
-
-from typing import Callable
+from collections.abc import Callable
 
 from assistant.answering.timeline_words import (CAME, DEPRECATED, FATE, GONE, INTRODUCED, PRESENT, QUESTION, REMOVED,
                                                STILL, STOP, TIME, USABLE, stem, words_of)
@@ -128,16 +127,23 @@ _USE_WORDS = re.compile(r"^(?:let|pass|set|use|enable|turn|run|take|understand|k
                         r"anymore)$", re.IGNORECASE)
 
 
+def _going(question: str) -> bool:
+    return bool(REMOVED.search(question) or GONE.search(question))
+
+
+def _coming(question: str) -> bool:
+    return bool(INTRODUCED.search(question) or CAME.search(question))
+
+
 def may_take(question: str) -> bool:
-    """Cheap, before routing: whether `decide` could take the question (a time asked with a cue of coming, going or
-    deprecation, or a use asked of a named release)."""
-    timed = TIME.search(question) and (REMOVED.search(question) or GONE.search(question) or
-                                       DEPRECATED.search(question) or INTRODUCED.search(question) or CAME.search(question))
+    """Cheap, before routing: whether `decide_kind` could take the question (a time asked with a cue of coming, going
+    or deprecation, or a use asked of a named release)."""
+    timed = TIME.search(question) and (_going(question) or DEPRECATED.search(question) or _coming(question))
     return bool(timed or _RELEASE.search(question) and USABLE.search(question))
 
 
 def decide_kind(question: str, named: int, documented: list[str], held: list[str], asked: str | None = None,
-           unasked: list[str] = (), deprecated: Callable[[], bool] = lambda: False) -> str | None:
+                unasked: list[str] = (), deprecated: Callable[[], bool] = lambda: False) -> str | None:
     """The kind of a timeline question no phrasing classified, or None (search). `documented`: the releases whose
     docs hold the term; `held`: all releases, oldest first; `asked`: the one release named; `unasked`: what else the
     question asks of the term (`unasked_words`); `deprecated()`: whether a line of the docs says the term is.
@@ -152,11 +158,11 @@ def decide_kind(question: str, named: int, documented: list[str], held: list[str
     if not documented or _NOT_THE_TERM.search(words) or _SYMPTOM.search(words):
         return None
     if named == 0 and TIME.search(question):
-        if (REMOVED.search(question) or GONE.search(question)) and held[-1] not in documented:
+        if _going(question) and held[-1] not in documented:
             return "removed"
         if DEPRECATED.search(question) and deprecated():
             return "deprecated"
-        if (INTRODUCED.search(question) or CAME.search(question)) and held[0] not in documented:
+        if _coming(question) and held[0] not in documented:
             return "introduced"
         return None
     if named == 1 and set(documented) != set(held) and not (_VALUE.search(question) or _SET_TO.search(words)) and \

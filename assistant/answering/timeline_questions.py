@@ -202,7 +202,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         unasked = unasked_words(question, term, product_words, [o.heading + "\n" + "\n".join(r.lines(o)) for o in r.occ
                                                                 if o.release == named[0]][:40]) if named else []
         kind = decide_kind(question, len(named), r.releases(live=True) or r.releases(), timeline.releases(product),
-                      named[0] if named else None, unasked, lambda: r.stated("deprecated") is not None)
+                           named[0] if named else None, unasked, lambda: r.stated("deprecated") is not None)
     if kind is None and len(named) == 1 and term is not None and is_identifier(term) and FATE.search(question) \
             and _fate_of(question, term, product_words) and not _DOC.search(question):
         # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
