@@ -27,6 +27,26 @@ RELEASES = {
     "aws-elb": ["2022.1", "2023.1", "2024.1"],
 }
 NEWEST = {p: rs[-1] for p, rs in RELEASES.items()}
+# A product not in RELEASES (the held-back products, e.g. flask, click) takes its releases from the
+# folders under CORPORA/<product>, sorted as versions; its docs may be .md or .rst (Sphinx sources).
+DOC_SUFFIXES = (".md",)
+OTHER_DOC_SUFFIXES = (".md", ".rst")
+
+
+def version_key(name: str) -> tuple:
+    return tuple(int(n) for n in re.findall(r"\d+", name)) + (name,)
+
+
+@lru_cache(maxsize=None)
+def product_releases(product: str) -> list:
+    """Release folders of `product`, oldest first: the table above, else the folders under CORPORA."""
+    if product in RELEASES:
+        return RELEASES[product]
+    base = os.path.join(CORPORA, product)
+    if not product or product.startswith(".") or not os.path.isdir(base):
+        return []
+    return sorted((d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)) and not d.startswith(".")),
+                  key=version_key)
 ELB_DIR = os.path.join(CORPORA, "awsdocs", "documents", "elb-application-load-balancers-user-guide", "doc_source")
 
 TIMELINE_KINDS = {"introduced", "removed", "deprecated", "in_release", "which_releases",
@@ -63,10 +83,11 @@ def norm_ws(text: str) -> str:
 def release_files(product: str, release: str) -> dict:
     """Relative path -> text, for every .md file of one release folder."""
     base = release_dir(product, release)
+    suffixes = DOC_SUFFIXES if product in RELEASES else OTHER_DOC_SUFFIXES
     out = {}
     for dirpath, _dirs, files in os.walk(base):
         for name in files:
-            if name.endswith(".md"):
+            if name.endswith(suffixes):
                 path = os.path.join(dirpath, name)
                 with open(path, encoding="utf-8", errors="replace") as fh:
                     out[os.path.relpath(path, base)] = fh.read()
@@ -96,13 +117,13 @@ def term_in_release(product: str, release: str, term: str) -> bool:
 
 
 def releases_with(product: str, term: str) -> list:
-    return [r for r in RELEASES[product] if term_in_release(product, r, term)]
+    return [r for r in product_releases(product) if term_in_release(product, r, term)]
 
 
 def releases_named(product: str, text: str) -> list:
     """Release folders of `product` named in free text (v3.5 does not match inside v3.5.0)."""
     found = []
-    for r in RELEASES[product]:
+    for r in product_releases(product):
         if re.search(r"(?<![\w.])" + re.escape(r) + r"(?!\w)(?!\.\d)", text):
             found.append(r)
     return found
@@ -148,12 +169,15 @@ def check_timeline_item(it: dict) -> list:
     extra = sorted(set(it) - set(TIMELINE_FIELDS))
     if extra:
         errs.append(f"{iid}: unknown fields {extra}")
-    if not re.fullmatch(r"tl-\d{3}", str(iid)):
-        errs.append(f"{iid}: id must look like tl-001")
     product, kind, term = it["product"], it["kind"], it["term"]
-    if product not in ("etcd", "prometheus"):
-        return errs + [f"{iid}: product must be etcd or prometheus"]
-    order = RELEASES[product]
+    if product in ("etcd", "prometheus"):
+        if not re.fullmatch(r"tl-\d{3}", str(iid)):
+            errs.append(f"{iid}: id must look like tl-001")
+    elif product in RELEASES or len(product_releases(product)) < 2:
+        return errs + [f"{iid}: product must be etcd, prometheus or a product with release folders under {CORPORA}"]
+    elif not re.fullmatch(r"(?:[a-z]+-)?tl-\d{3}", str(iid)):
+        errs.append(f"{iid}: id must look like tl-001 or hb-tl-001")
+    order = product_releases(product)
     if kind not in TIMELINE_KINDS:
         return errs + [f"{iid}: unknown kind {kind!r}"]
     if not isinstance(it["question"], str) or len(it["question"].strip()) < 10:
