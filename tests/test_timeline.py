@@ -237,7 +237,7 @@ def test_one_named_thing_is_no_listing(library):
 
 
 def test_a_time_or_change_asked_in_any_words_of_a_held_term(library):
-    """Content, not verbs (timeline_cues.cue_kind): a held term with a cue of time or change in any form."""
+    """Content, not verbs (timeline_evidence.propose): a held term with a cue of time or change in any form."""
     etcd, prom = ["v3.4", "v3.5", "v3.6"], list(PROM_RELEASES)
     for product, q, kind, first in (
             ("etcd", "--enable-v2 gone in etcd 3.6?", "removed", "v3.6"),

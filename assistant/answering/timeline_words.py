@@ -396,7 +396,7 @@ GONE = re.compile(rf"\b(?:{_RID}|gone|dropped|removed|deleted|went\s+away|go\s+a
 # ("was X added in 3.5?", "X showed up when?"); CAN, what a release allows, only with a time asked.
 INTRODUCED = re.compile(r"\b(?:introduc\w*|added|appear\w*|first|since|c[oa]me\s+in|new\s+in|show(?:s|ed)?\s+up|"
                         r"arriv\w*|available\s+from|from\s+(?:which|what)|begin|began|start\w*|exist\w*|get|got|"
-                        r"gain\w*|br(?:ing|ings|ought)|g[ai]ve\s+us|debut\w*)\b(?!\s+rid\b)", re.IGNORECASE)
+                        r"gain\w*|br(?:ing|ings|ought)|g[ai]ve\s+us|debut\w*|been\s+around)\b(?!\s+rid\b)", re.IGNORECASE)
 CAME = re.compile(r"\b(?:added|introduc\w*|appear\w*|new|first|show(?:s|ed)?\s+up|c[oa]me\s+(?:in|out|with)|arriv\w*|"
                   r"land(?:ed|s)?|ship(?:ped)?|brought|g[ai]ve\s+us|debut\w*)\b", re.IGNORECASE)
 CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.IGNORECASE)
@@ -408,12 +408,16 @@ STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there
                    r"documented|listed)\s+any\s*more\b", re.IGNORECASE)
 PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it|"
                      r"available|usable|there|present|documented|listed|included|a\s+thing)\b", re.IGNORECASE)
-# A time asked in looser words than the phrasings take alone: "introduced when exactly", "when could I start using X",
-# "which etcd gave us X" (a product word in the release's place, before a verb of change). Read only by the decision
-# (timeline_evidence.decide_kind), where the timeline must place the term too.
-TIME = re.compile(r"\bwhen\b(?!\s+(?:should|to|is\s+it|i|you|we|it)\b)|\b(?:which|what)\s+(?:\w+\s+){0,2}"
-                  r"(?:releases?|versions?)\b|\b(?:which|what)\s+\w+\s+(?:gave|brought|added|introduced|shipped|"
-                  r"removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?", re.IGNORECASE)
+# A time asked, in any words (the one time vocabulary of the timeline stage): "when was X removed", "introduced when
+# exactly", "when could I start using X", "since which release", "which etcd gave us X", "the last version with X",
+# "how long has X been around", "X: appeared in?", "X was taken out when"; never a "when" of use or of a clause
+# ("when should I", "when I restart", "fails when the target sends ...").
+TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had|is|are|does|do|could|can|exactly)\b|\bwhen\s*(?:[?,.!:;]|$)|"
+                  r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\b(?:which|what)\s+\w+\s+(?:gave|"
+                  r"brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?|"
+                  r"\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\bin\s+which\b|\bin\s*\?\s*$|"
+                  r"\b(?:first|last|latest|earliest)\s+(?:\w+\s+)?(?:releases?|versions?)\b|\bhow\s+long\s+(?:has|have)\b",
+                  re.IGNORECASE)
 # Its presence asked of what the user may do with it: "will 3.5 let me pass X", "X - can I set it in 2.53", "does
 # 3.5 understand / take / know about X".
 USABLE = re.compile(r"\blet\s+(?:me|us|you)\b|\b(?:can|could|may)\s+(?:i|we|you)\s+(?:still\s+)?(?:use|set|pass|"
