@@ -394,3 +394,54 @@ def test_the_decision_takes_a_cue_only_where_the_timeline_places_the_term(questi
 def test_the_cheap_gate_lets_the_new_wordings_through(question, takes):
     from assistant.answering.timeline_evidence import may_take
     assert may_take(question) is takes
+
+
+# -- round 10: the phrase rules retired into one decision; families moved as words ----------------------------------
+@pytest.mark.parametrize("question, family, hit", [
+    ("etcdctl migrate got yanked in which version", "REMOVED", True),
+    ("X vanished in which release?", "GONE", True),
+    ("in what version was X pulled", "REMOVED", True),
+    ("X was taken out when", "REMOVED", True),
+    ("is X on its way out", "DEPRECATED", True),
+    ("X was born in which version", "INTRODUCED", True),
+    ("what release rolled out X", "CAME", True),
+    ("earliest version that documents X", "INTRODUCED", True),
+    ("X, is that still covered for v3.6", "STILL", True),
+    ("X covered in the 3.5 docs?", "PRESENT", True),
+    ("running 3.4 - am I able to use X", "USABLE", True),
+    ("on 2.53.0 can my scrape config use X", "USABLE", True),
+    ("X on 2.53 - there or not", "YESNO_CLAUSE", True),
+    ("wich version introducd X", "TIME", True),
+    ("X was taken out when", "TIME", True),
+    ("my scrapes fail when the target sends no header", "TIME", False),  # a "when" of a clause asks no time
+    ("what max size is used when X is on?", "TIME", False),
+])
+def test_the_families_moved_from_the_phrase_rules_are_words(question, family, hit):
+    import assistant.answering.timeline_words as words
+    assert bool(getattr(words, family).search(question)) is hit
+
+
+@pytest.mark.parametrize("question, named, kind", [
+    ("--enable-feature=agent vanished in which release?", 0, "removed"),  # a flag's "enable" is no cue of coming
+    ("3.6: --x is deprecated, what's the new flag name?", 1, None),  # a name stripped is still a word of the clause
+    ("is --lint-fatal in every release", 0, "which_releases"),
+    ("list the etcd versions that mention --x", 0, "which_releases"),
+    ("did --snapshot-count move between 3.5 and 3.6", 2, "did_change"),
+    ("can i still pass --peer-crl-file on 3.6", 1, "in_release"),
+    ("X on 2.53 - there or not", 1, "in_release"),
+    ("does remote write still use HTTP/2 by default?", 0, None),  # what it still does, no presence
+])
+def test_one_door_proposes_from_the_cue_words(question, named, kind):
+    assert propose(question, named) == kind
+
+
+@pytest.mark.parametrize("question, documented, kind", [
+    ("X: which etcd version was the end of the road for it", ["v3.4"], "removed"),  # no cue: the newest lacks it
+    ("X: which etcd version do we owe it to", ["v3.6"], "introduced"),  # the oldest lacks it
+    ("X: which etcd version do we owe it to", ["v3.5"], None),  # only the middle one: nothing to place
+    ("X: which etcd version do we owe it to", HELD, None),
+    ("X: which version should I install", ["v3.6"], None),  # a choice asked, not a time
+])
+def test_a_time_asked_in_words_no_cue_knows_is_placed_by_the_releases(question, documented, kind):
+    from assistant.answering.timeline_evidence import decide_kind
+    assert decide_kind(question, 0, documented, HELD, None, []) == kind

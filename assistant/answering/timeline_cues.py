@@ -19,7 +19,7 @@ ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|rep
 # "Which flags were added in 3.6?", "what went away in prom 3.5?": a list of changes, no one term asked about
 # (never "which release was X added": the thing listed is no release or version).
 _LISTING = re.compile(r"\b(?:which|what)\s+(?P<what>(?:(?!releases?\b|versions?\b)[\w\-]+\s+){0,3}?)(?:(?:were|was|got|"
-                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new|"
+                      r"have\s+been|has\s+been|are|is)\s+(?P<verb>added|removed|dropped|deprecated|introduced|new|gone|"
                       r"renamed)|(?:went|have\s+gone|has\s+gone)\s+(?P<away>away)|"
                       r"(?P<came>c[oa]me\s+(?:with|in)|arrived\s+in|appeared\s+in|showed\s+up\s+in))\b", re.IGNORECASE)
 # "What new scrape config options did 2.53 bring?", "which new flags does 3.6 have?": a plural noun after "new".
@@ -52,7 +52,7 @@ def listing(question: str) -> tuple[str, str] | None:
         if nouns and not nouns[-1].lower().endswith("s") and re.match(r"(?:is|was|has)\b", question[m.end("what"):],
                                                                        re.IGNORECASE):
             return None
-        verb = "added" if m.group("came") else (m.group("verb") or "removed").lower()
+        verb = "added" if m.group("came") else (m.group("verb") or "removed").lower().replace("gone", "removed")
         return m.group("what"), verb
     m = _VERB_FIRST.search(question)  # "etcd 3.6 removed what flags exactly?"
     if m:

@@ -124,10 +124,12 @@ def evidence_kind(question: str, named: int, documented: list[str], held: list[s
 # `evidence_kind`).
 _NOT_THE_TERM = re.compile(r"\b(?:how|why|instead|replac\w*|alternatives?|equivalents?|successors?)\b", re.IGNORECASE)
 _SET_TO = re.compile(r"\b(?:set|change|raise|lower|increase|decrease)\b[^?]*\bto\b", re.IGNORECASE)  # a value
+_SHOULD = re.compile(r"\b(?:should|must|need|recommend\w*|upgrade|install\w*|download\w*|pick|choose)\b", re.IGNORECASE)
 _USE_WORDS = re.compile(r"^(?:let|pass|set|use|enable|turn|run|take|understand|know|knows|accept|recogni[sz]e|still|"
                         r"anymore)$", re.IGNORECASE)
 # Releases as such asked for ("which releases have X"), or chosen among ("which of the etcd versions", "all three").
-_WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:releases|versions)\b|\bwhich\s+of\s+the\s+(?:\w+\s+){0,2}"
+_WHICH = re.compile(r"\b(?:wh?ich|what|list(?:\s+the)?)\s+(?:\w+\s+)?(?:releases|versions)\b|\b(?:every|each)\s+(?:\w+\s+)?"
+                    r"(?:release|version)\b|\bwhich\s+of\s+the\s+(?:\w+\s+){0,2}"
                     r"(?:releases|versions)\b|\ball\s+(?:the\s+)?(?:three|3|held)\s+(?:\w+\s+)?(?:releases|versions)\b",
                     re.IGNORECASE)
 # Its presence asked of one release in a question's shape: "is/does/can ... X there/supported/documented"; in fewer
@@ -139,12 +141,12 @@ _IN_RELEASE = re.compile(r"^\s*(?:is|are|does|do|can|has|was)\b.*\b(?:there|have
 _IN_SHAPE = re.compile(r"[,:\-–—]\s*(?:still\s+)?(?:works?|ok(?:ay)?|usable|valid)\s*\?\s*$|\bv?\d+(?:\.\d+)+\s+(?:too|"
                        r"also|as\s+well)\s*\?\s*$|\balso\s+(?:in|on)\s+(?:\w+\s+)?v?\d+(?:\.\d+)+\s*\?\s*$|[-:–—,]\s*(?:in|on)\s+"
                        r"(?:\w+\s+)?v?\d[\w.]*\s*\?\s*$", re.IGNORECASE)
-_USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|enable|turn\s+on)\b|^\s*can\s+(?:\w+\s+)?v?\d+(?:\.\d+)+"
+_USABLE = re.compile(r"\bcan\s+(?:i|we|you)\s+(?:still\s+)?(?:use|enable|turn\s+on|pass)\b|^\s*can\s+(?:\w+\s+)?v?\d+(?:\.\d+)+"
                      r"\s+[a-z]", re.IGNORECASE)
 # Its value moved ("did X's capacity go up in 3.5.0?"); two releases compared ("same", "X in A compared to B", "X
 # default from A to B", "what X allows in 3.5 that I couldn't in 2.53").
 _MOVED = re.compile(r"\b(?:go(?:ne)?\s+(?:up|down)|went\s+(?:up|down)|increas\w*|decreas\w*|raised|lowered|bump\w*|"
-                    r"moved|shifted)\b", re.IGNORECASE)
+                    r"mov(?:e|ed|es)|shifted)\b", re.IGNORECASE)
 _COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b|\bvs\.?\b|\bversus\b", re.IGNORECASE)
 _CONTRAST = re.compile(r"\bthat\s+(?:i|you|we)\s+(?:couldn'?t|could\s+not|can'?t|cannot)\b|\bthat\s+(?:weren'?t|"
                        r"were\s+not|wasn'?t|was\s+not)\s+(?:there|available|allowed|possible|supported)\b", re.IGNORECASE)
@@ -159,12 +161,17 @@ _TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?
                         re.IGNORECASE)  # "lease checkpoint persist gate - which release"
 
 
+# A flag or a snake_case name, whose parts are no cue words.
+_NAMES = re.compile(r"(?<![\w-])--[\w.\-=/]+|\b[A-Za-z]\w*(?:_\w+)+(?:\(\))?")
+
+
 def propose(question: str, named: int, a_name: bool = True) -> str | None:
     """The kind the question's cue words propose for a term, with `named` releases named, or None. Any term: a time
     asked with its going, deprecation or coming ("when was X removed", "since which release is X available"), the
     releases asked for, its presence in one release in a question's shape. A name (`a_name`: a flag, key, heading,
     not a plain word of the question) also in fewer words: "X gone in 3.6?", "X - deprecated?", "X: same default in A
     and B?", "X in A compared to B", "anything new for X in 3.5?", "how long has X been around"."""
+    question = _NAMES.sub("X", question)  # "--enable-feature=agent" says no "enable"
     timed = bool(TIME.search(question))
     if timed and REMOVED.search(question):
         return "removed"
@@ -221,7 +228,8 @@ def propose(question: str, named: int, a_name: bool = True) -> str | None:
 def may_take(question: str) -> bool:
     """Cheap, before routing: whether `decide_kind` could take the question (a kind the cue words propose, or a use
     asked of a named release)."""
-    return any(propose(question, n) for n in (0, 1, 2)) or bool(_RELEASE.search(question) and USABLE.search(question))
+    return any(propose(question, n) for n in (0, 1, 2)) or bool(_RELEASE.search(question) and USABLE.search(question)) \
+        or bool(TIME.search(question) and not _RELEASE.search(question))
 
 
 def decide_kind(question: str, named: int, documented: list[str] | None, held: list[str], asked: str | None = None,
@@ -231,6 +239,7 @@ def decide_kind(question: str, named: int, documented: list[str] | None, held: l
     `asked`: the one release named; `unasked`: what else the question asks of the term (`unasked_words`).
 
     - the kind the cue words propose (`propose`);
+    - else, no release named and a time asked in words no cue knows: the releases that document it decide;
     - else one release named and a use asked ("will 3.5 let me pass X", "X - can I set it in 2.53", "does 3.5
       understand X"): whether that release has it, when the releases differ on it;
     - else what the evidence alone makes of it (`evidence_kind`)."""
@@ -238,6 +247,14 @@ def decide_kind(question: str, named: int, documented: list[str] | None, held: l
     words = _CODE.sub(" ", question)
     if kind or not documented or _NOT_THE_TERM.search(words) or _SYMPTOM.search(words):
         return kind
+    if named == 0 and TIME.search(words) and not _HOW_WHY.search(words) and not _SHOULD.search(words):
+        # A time asked in words no cue knows ("X was born in which version", "X taken out when"): the releases
+        # decide, its coming when the oldest lacks it and the newest has it, its going the other way round.
+        if held[0] not in documented and held[-1] in documented:
+            return "introduced"
+        if held[0] in documented and held[-1] not in documented:
+            return "removed"
+        return None
     if named == 1 and set(documented) != set(held) and not (_VALUE.search(question) or _SET_TO.search(words)) and \
             (USABLE.search(words) or STILL.search(words) or PRESENT.search(words)) and \
             (asked not in documented or len([w for w in unasked if not _USE_WORDS.match(w)]) == 0):
