@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.answering.timeline_cues import ASKS, HOW_TO, ONE_THING, SAME, WHICH_LISTED
+from assistant.answering.timeline_cues import ASKS, HOW_TO, ONE_THING, SAME, WHICH_LISTED, either_kind, listing
 from assistant.answering.timeline_words import (CAME, CAN, DEPRECATED, FATE, GONE, INTRODUCED, PRESENT, QUESTION, REMOVED,
                                                STILL, STOP, TIME, USABLE, YESNO_CLAUSE, YESNO_LEAD, stem, words_of)
 
@@ -161,16 +161,53 @@ _TIME_LAST = re.compile(r"[-:–—,]\s*(?:in\s+)?(?:which|what)\s+(?:\w+\s+)?(?
                         re.IGNORECASE)  # "lease checkpoint persist gate - which release"
 
 
+# "Different" before a noun is an adjective ("set different log levels per package"), not a change asked about.
+_CHANGED = re.compile(r"\bchang\w*|\bdiffer(?:s|ed|ing|ences?)?\b|\bdifferent(?!\s+(?!(?:from|in|between|than|across|"
+                      r"after|before|now|to|about)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?!\s+(?:which|what)\b)"
+                      r"(?=.*\b(?:release|version|v?\d))|"
+                      r"\b(?:reorgani[sz]|restructur|rework|rearrang|evolv)\w*", re.IGNORECASE)
+
+
+def _change_kind(question: str, has_term: bool, named: int, named_term: bool = True) -> str | None:
+    """The kind a change question's phrasing asks (what changed in or between releases, a listing, releases offered
+    as alternatives, a term's fate), else None."""
+    if has_term and named_term and named in (1, 2) and (either := either_kind(question)):
+        return either  # "X, new in 3.5 or older?", "X: 3.5 or 3.6?": which release it belongs to
+    if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
+        return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
+    if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
+        return "changed_between"  # never "what flag enables X in 2.53 versus 3.5?": one thing asked, searched
+    if has_term and named != 1 and FATE.search(question):  # "what happened to X in 2.45?" is searched
+        return "changed_between" if named == 2 else "removed"
+    if _CHANGED.search(question) and not HOW_TO.search(question):  # "how do I change X?" is a how-to
+        # "Did the X default change", "how did the X default change": its value; "how did the X defaults
+        # change": the settings X holds, what changed.
+        if has_term and named and re.search(r"\bdefault\b", question, re.IGNORECASE) or \
+                has_term and named and YESNO_LEAD.search(question) and re.search(r"\bdefaults\b", question, re.IGNORECASE):
+            return "did_change"
+        if has_term and (YESNO_LEAD.search(question) or re.search(r"\bthe same\b", question, re.IGNORECASE)):
+            return "did_change" if named else None
+        if named == 2:
+            return "changed_between"
+        return "changed_in" if named == 1 else None
+    if named and listing(question):
+        return "changed_between" if named == 2 else "changed_in"
+    return None
+
+
 # A flag or a snake_case name, whose parts are no cue words.
 _NAMES = re.compile(r"(?<![\w-])--[\w.\-=/]+|\b[A-Za-z]\w*(?:_\w+)+(?:\(\))?")
 
 
-def propose(question: str, named: int, a_name: bool = True) -> str | None:
+def propose(question: str, named: int, a_name: bool = True, has_term: bool = True) -> str | None:
     """The kind the question's cue words propose for a term, with `named` releases named, or None. Any term: a time
     asked with its going, deprecation or coming ("when was X removed", "since which release is X available"), the
     releases asked for, its presence in one release in a question's shape. A name (`a_name`: a flag, key, heading,
     not a plain word of the question) also in fewer words: "X gone in 3.6?", "X - deprecated?", "X: same default in A
     and B?", "X in A compared to B", "anything new for X in 3.5?", "how long has X been around"."""
+    kind = _change_kind(question, has_term, named, a_name)  # what changed in a release or between two, its fate
+    if kind or not has_term:
+        return kind
     question = _NAMES.sub("X", question)  # "--enable-feature=agent" says no "enable"
     timed = bool(TIME.search(question))
     if timed and REMOVED.search(question):
@@ -233,7 +270,7 @@ def may_take(question: str) -> bool:
 
 
 def decide_kind(question: str, named: int, documented: list[str] | None, held: list[str], asked: str | None = None,
-                unasked: list[str] = (), a_name: bool = True) -> str | None:
+                unasked: list[str] = (), a_name: bool = True, has_term: bool = True) -> str | None:
     """The kind of a timeline question about a term, or None (search). `documented`: the releases whose docs hold
     the term (None: a plain word of the question, read by its cue words alone); `held`: all releases, oldest first;
     `asked`: the one release named; `unasked`: what else the question asks of the term (`unasked_words`).
@@ -243,7 +280,7 @@ def decide_kind(question: str, named: int, documented: list[str] | None, held: l
     - else one release named and a use asked ("will 3.5 let me pass X", "X - can I set it in 2.53", "does 3.5
       understand X"): whether that release has it, when the releases differ on it;
     - else what the evidence alone makes of it (`evidence_kind`)."""
-    kind = propose(question, named, a_name)
+    kind = propose(question, named, a_name, has_term)
     words = _CODE.sub(" ", question)
     if kind or not documented or _NOT_THE_TERM.search(words) or _SYMPTOM.search(words):
         return kind

@@ -15,10 +15,10 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
-from assistant.answering.timeline_cues import HOW_TO, asks_same, either_kind, listed_releases, listing
+from assistant.answering.timeline_cues import asks_same, listed_releases, listing
 from assistant.answering.timeline_evidence import decide_kind, may_decide, may_take, propose, unasked_words
-from assistant.answering.timeline_words import (FATE, REMOVED, STOP, TIME, YESNO_LEAD, code_word, find_term,
-                                               heading_match, stated_release)
+from assistant.answering.timeline_words import (FATE, REMOVED, STOP, TIME, code_word, find_term, heading_match,
+                                               stated_release)
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
 from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
@@ -31,10 +31,6 @@ __all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_questi
 Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_releases", "changed_in",
                "changed_between", "did_change"]
 
-# "Different" before a noun is an adjective ("set different log levels per package"), not a change asked about.
-_CHANGE = re.compile(r"\bchang\w*|\bdiffer(?:s|ed|ing|ences?)?\b|\bdifferent(?!\s+(?!(?:from|in|between|than|across|"
-                     r"after|before|now|to|about)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?!\s+(?:which|what)\b)(?=.*\b(?:release|version|v?\d))|"
-                     r"\b(?:reorgani[sz]|restructur|rework|rearrang|evolv)\w*", re.IGNORECASE)
 @dataclass(frozen=True)
 class TimelineQuestion:
     kind: Kind
@@ -103,36 +99,9 @@ class TimelineAnswer:
 
 
 # -- parsing ------------------------------------------------------------------------------------------------------
-def _kind(question: str, has_term: bool, named: int, named_term: bool = True) -> Kind | None:
-    """The kind a change question's phrasing asks (what changed in or between releases, a listing, releases offered
-    as alternatives, a term's fate), else None."""
-    if has_term and named_term and named in (1, 2) and (either := either_kind(question)):
-        return either  # "X, new in 3.5 or older?", "X: 3.5 or 3.6?": which release it belongs to
-    if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
-        return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
-    if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
-        return "changed_between"  # never "what flag enables X in 2.53 versus 3.5?": one thing asked, searched
-    if has_term and named != 1 and FATE.search(question):  # "what happened to X in 2.45?" is searched
-        return "changed_between" if named == 2 else "removed"
-    if _CHANGE.search(question) and not HOW_TO.search(question):  # "how do I change X?" is a how-to
-        # "Did the X default change", "how did the X default change": its value; "how did the X defaults
-        # change": the settings X holds, what changed.
-        if has_term and named and re.search(r"\bdefault\b", question, re.IGNORECASE) or \
-                has_term and named and YESNO_LEAD.search(question) and re.search(r"\bdefaults\b", question, re.IGNORECASE):
-            return "did_change"
-        if has_term and (YESNO_LEAD.search(question) or re.search(r"\bthe same\b", question, re.IGNORECASE)):
-            return "did_change" if named else None
-        if named == 2:
-            return "changed_between"
-        return "changed_in" if named == 1 else None
-    if named and listing(question):
-        return "changed_between" if named == 2 else "changed_in"
-    return None  # a question about one term: timeline_evidence.decide_kind, the one decision
-
-
 def phrase_kind(question: str, has_term: bool, named: int) -> Kind | None:
     """The kind its words ask, for a term or none, before any evidence (timeline_search reads it)."""
-    return _kind(question, has_term, named) or (propose(question, named) if has_term else None)
+    return propose(question, named, has_term=has_term)
 
 
 def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -141,7 +110,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     if len(question) > 300 or not catalogue:
         return None
     # Cheap first: a question no term could make a timeline question is never looked up in the timeline.
-    if all(_kind(question, True, n) is None for n in (0, 1, 2)) and not may_decide(question) and not may_take(question):
+    if not may_decide(question) and not may_take(question):
         return None
     routing = detect(question, catalogue, pinned_product=pinned_product)
     first_product = routing.product
@@ -167,22 +136,21 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
     a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
                                    or term.lower() not in said)
-    kind = _kind(question, term is not None, len(named), a_name)
     # "SetMemberLocalAddr gate, introduced when?": a CamelCase name; with a release named, the knowledge check's "No"
     # spells it as asked.
     spelled = re.search(re.escape(term), question, re.IGNORECASE) if term and not named else None
-    if kind is None and term is not None:
-        # The one decision: the cue words propose, the timeline's evidence decides (timeline_evidence.decide_kind).
-        # A name ("limitk" written as code too) brings its evidence; a plain word only its cue words.
-        documented, unasked = None, []
-        if a_name or code_word([term], timeline, [product]) or spelled is not None and identifiers(spelled.group(0)):
-            r = _Reader(timeline, TimelineQuestion("in_release", product, term, named, timeline.releases(product)))
-            documented = r.releases(live=True) or r.releases()
-            unasked = unasked_words(question, term, product_words, [o.heading + "\n" + "\n".join(r.lines(o))
-                                                                    for o in r.occ if o.release == named[0]][:40]) \
-                if named else []
-        kind = decide_kind(question, len(named), documented, timeline.releases(product), named[0] if named else None,
-                           unasked, a_name)
+    # The one decision (timeline_evidence.decide_kind): the cue words propose, the timeline's evidence decides. A name
+    # ("limitk" written as code too) brings its evidence; a plain word only its cue words.
+    documented, unasked = None, []
+    if term is not None and (a_name or code_word([term], timeline, [product]) or
+                             spelled is not None and identifiers(spelled.group(0))):
+        r = _Reader(timeline, TimelineQuestion("in_release", product, term, named, timeline.releases(product)))
+        documented = r.releases(live=True) or r.releases()
+        unasked = unasked_words(question, term, product_words, [o.heading + "\n" + "\n".join(r.lines(o))
+                                                                for o in r.occ if o.release == named[0]][:40]) \
+            if named else []
+    kind = decide_kind(question, len(named), documented, timeline.releases(product), named[0] if named else None,
+                       unasked, a_name, term is not None)
     if kind is None and len(named) == 1 and term is not None and is_identifier(term) and FATE.search(question) \
             and _fate_of(question, term, product_words) and not _DOC.search(question):
         # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
