@@ -175,6 +175,14 @@ def test_new_wordings_with_a_cue_and_a_placed_term_are_taken_and_answered(librar
     assert lacks.kind == "in_release" and lacks.answer.startswith("No")
 
 
+def test_a_time_asked_in_words_no_cue_knows_is_placed_by_the_releases(library):
+    """Round 10: no cue word, a time asked; the releases that document the term decide its coming or its going."""
+    went = ask(library, "etcd", "etcdctl migrate: which etcd version was the end of the road for it")
+    assert went.kind == "removed" and went.releases[:1] == ["v3.5"]
+    came = ask(library, "etcd", "--max-learners: which etcd version do we owe it to")
+    assert came.kind == "introduced" and came.releases[:1] == ["v3.6"]
+
+
 def test_a_term_no_release_has_is_knowledge_missing(library):
     a = ask(library, "etcd", "When was the --no-such-flag-anywhere flag removed from etcd?")
     assert a.missing and "No release of etcd" in a.answer and not a.cited
@@ -237,7 +245,7 @@ def test_one_named_thing_is_no_listing(library):
 
 
 def test_a_time_or_change_asked_in_any_words_of_a_held_term(library):
-    """Content, not verbs (timeline_cues.cue_kind): a held term with a cue of time or change in any form."""
+    """Content, not verbs (timeline_evidence.propose): a held term with a cue of time or change in any form."""
     etcd, prom = ["v3.4", "v3.5", "v3.6"], list(PROM_RELEASES)
     for product, q, kind, first in (
             ("etcd", "--enable-v2 gone in etcd 3.6?", "removed", "v3.6"),

@@ -15,10 +15,10 @@ from typing import Literal
 
 from assistant.answering import citations as cite
 from assistant.answering.routing import detect
-from assistant.answering.timeline_cues import asks_same, cue_kind, either_kind, listed_releases, listing
-from assistant.answering.timeline_evidence import decide_kind, may_decide, may_take, unasked_words
-from assistant.answering.timeline_words import (DEPRECATED, FATE, INTRODUCED, REMOVED, STOP, YESNO_LEAD, code_word,
-                                               find_term, heading_match, stated_release)
+from assistant.answering.timeline_cues import asks_same, listed_releases, listing
+from assistant.answering.timeline_evidence import decide_kind, may_decide, may_take, propose, unasked_words
+from assistant.answering.timeline_words import (FATE, REMOVED, STOP, TIME, code_word, find_term, heading_match,
+                                               stated_release)
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
 from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
@@ -31,20 +31,6 @@ __all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_questi
 Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_releases", "changed_in",
                "changed_between", "did_change"]
 
-# "Different" before a noun is an adjective ("set different log levels per package"), not a change asked about.
-_CHANGE = re.compile(r"\bchang\w*|\bdiffer(?:s|ed|ing|ences?)?\b|\bdifferent(?!\s+(?!(?:from|in|between|than|across|"
-                     r"after|before|now|to|about)\b)[a-z])|\bthe same\b|what'?s new|\bnew in\b(?!\s+(?:which|what)\b)(?=.*\b(?:release|version|v?\d))|"
-                     r"\b(?:reorgani[sz]|restructur|rework|rearrang|evolv)\w*", re.IGNORECASE)
-# Asking for a time in so many words: "which release", "when was", "since when", "the last version". Without one,
-# "how do I handle member removal?" or "what does the slow start setting do?" are ordinary questions.
-_WHEN = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\bwhen\s+(?:was|were|did|has|had|is|"
-                   r"are|does|do)\b|\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\b(?:first|last|latest|earliest)\s+(?:\w+\s+)?(?:releases?|versions?)\b|"
-                   r"\bin\s+which\b", re.IGNORECASE)
-_WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:releases|versions)\b", re.IGNORECASE)
-_IN_RELEASE = re.compile(r"^\s*(?:is|are|does|do|can|has|was)\b.*\b(?:there|have|has|support\w*|use|using|exist\w*|"
-                         r"include\w*|part\s+of|available|document\w*|know|offer\w*|provide\w*|accept\w*|ship\w*|"
-                         r"a\s+thing|around|present|valid)\b",
-                         re.IGNORECASE)
 @dataclass(frozen=True)
 class TimelineQuestion:
     kind: Kind
@@ -113,49 +99,9 @@ class TimelineAnswer:
 
 
 # -- parsing ------------------------------------------------------------------------------------------------------
-_HOW_TO = re.compile(r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you)\b|\bhow\s+to\b", re.IGNORECASE)
-
-
-def _kind(question: str, has_term: bool, named: int, named_term: bool = True) -> Kind | None:
-    if has_term and named_term and named in (1, 2) and (either := either_kind(question)):
-        return either  # "X, new in 3.5 or older?", "X: 3.5 or 3.6?": which release it belongs to
-    if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
-        return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
-    if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
-        return "changed_between"  # never "what flag enables X in 2.53 versus 3.5?": one thing asked, searched
-    if has_term and named != 1 and FATE.search(question):  # "what happened to X in 2.45?" is searched
-        return "changed_between" if named == 2 else "removed"
-    if _CHANGE.search(question) and not _HOW_TO.search(question):  # "how do I change X?" is a how-to
-        # "Did the X default change", "how did the X default change": its value; "how did the X defaults
-        # change": the settings X holds, what changed.
-        if has_term and named and re.search(r"\bdefault\b", question, re.IGNORECASE) or \
-                has_term and named and YESNO_LEAD.search(question) and re.search(r"\bdefaults\b", question, re.IGNORECASE):
-            return "did_change"
-        if has_term and (YESNO_LEAD.search(question) or re.search(r"\bthe same\b", question, re.IGNORECASE)):
-            return "did_change" if named else None
-        if named == 2:
-            return "changed_between"
-        return "changed_in" if named == 1 else None
-    if named and listing(question):
-        return "changed_between" if named == 2 else "changed_in"
-    if not has_term:
-        return None
-    if REMOVED.search(question) and _WHEN.search(question):  # "when was the deprecated --x removed?": removal
-        return "removed"
-    if DEPRECATED.search(question) and (_WHEN.search(question) or YESNO_LEAD.search(question)):
-        return "deprecated"
-    if _WHICH.search(question):
-        return "which_releases"
-    if INTRODUCED.search(question) and _WHEN.search(question):
-        return "introduced"
-    if named == 1 and _IN_RELEASE.search(question):
-        return "in_release"
-    # Cues in any words ("is X still listed in Y?", "X: same default in A and B?", "X - deprecated?") only of a
-    # name (a flag, key, heading of words): "etcd 3.6 vs 3.4 defrag behaviour" names no term, its rarest word none.
-    return cue_kind(question, named) if named_term else None
-
-
-phrase_kind = _kind  # the kind its phrasing asks, for a term or none (timeline_search reads it too)
+def phrase_kind(question: str, has_term: bool, named: int) -> Kind | None:
+    """The kind its words ask, for a term or none, before any evidence (timeline_search reads it)."""
+    return propose(question, named, has_term=has_term)
 
 
 def parse_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -164,7 +110,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     if len(question) > 300 or not catalogue:
         return None
     # Cheap first: a question no term could make a timeline question is never looked up in the timeline.
-    if all(_kind(question, True, n) is None for n in (0, 1, 2)) and not may_decide(question) and not may_take(question):
+    if not may_decide(question) and not may_take(question):
         return None
     routing = detect(question, catalogue, pinned_product=pinned_product)
     first_product = routing.product
@@ -190,19 +136,21 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
     a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
                                    or term.lower() not in said)
-    kind = _kind(question, term is not None, len(named), a_name)
     # "SetMemberLocalAddr gate, introduced when?": a CamelCase name; with a release named, the knowledge check's "No"
     # spells it as asked.
     spelled = re.search(re.escape(term), question, re.IGNORECASE) if term and not named else None
-    if kind is None and term is not None and (a_name or code_word([term], timeline, [product]) or
-                                              spelled is not None and identifiers(spelled.group(0))):
-        # No phrasing decided: the cues propose, the timeline's evidence decides (timeline_evidence.decide_kind); "limitk"
-        # written as code is a name.
+    # The one decision (timeline_evidence.decide_kind): the cue words propose, the timeline's evidence decides. A name
+    # ("limitk" written as code too) brings its evidence; a plain word only its cue words.
+    documented, unasked = None, []
+    if term is not None and (a_name or code_word([term], timeline, [product]) or
+                             spelled is not None and identifiers(spelled.group(0))):
         r = _Reader(timeline, TimelineQuestion("in_release", product, term, named, timeline.releases(product)))
-        unasked = unasked_words(question, term, product_words, [o.heading + "\n" + "\n".join(r.lines(o)) for o in r.occ
-                                                                if o.release == named[0]][:40]) if named else []
-        kind = decide_kind(question, len(named), r.releases(live=True) or r.releases(), timeline.releases(product),
-                           named[0] if named else None, unasked, lambda: r.stated("deprecated") is not None)
+        documented = r.releases(live=True) or r.releases()
+        unasked = unasked_words(question, term, product_words, [o.heading + "\n" + "\n".join(r.lines(o))
+                                                                for o in r.occ if o.release == named[0]][:40]) \
+            if named else []
+    kind = decide_kind(question, len(named), documented, timeline.releases(product), named[0] if named else None,
+                       unasked, a_name, term is not None)
     if kind is None and len(named) == 1 and term is not None and is_identifier(term) and FATE.search(question) \
             and _fate_of(question, term, product_words) and not _DOC.search(question):
         # "What became of --x in 3.6?" (no guide asked about): its removal when 3.6 never names it, else what the
@@ -246,7 +194,7 @@ def _fate_of(question: str, term: str | None, ignore: set[str] = frozenset()) ->
     """A removal asked in so many words, or "what happened to X?" whose object is the term and nothing else ("what
     happened to etcdctl migrate?"; never "what happened to my scrapes after the upgrade?")."""
     fate = FATE.search(question)
-    if fate is None or REMOVED.search(question) and _WHEN.search(question):
+    if fate is None or REMOVED.search(question) and TIME.search(question):
         return True
     if term is None:
         return False

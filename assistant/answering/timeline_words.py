@@ -376,17 +376,19 @@ def heading_match(question: str, timeline: Timeline, products: list[str],
 # fragment at all (QUESTION: "v3.5 --x" is none, "--x in 3.5, would it work" or "--x in 3.5?" is).
 AUX = r"did|does|do|has|have|is|are|was|were"
 YESNO_LEAD = re.compile(rf"^\s*(?:{AUX})\b", re.IGNORECASE)
-YESNO_CLAUSE = re.compile(rf"(?:^|[:\-–—,]\s)\s*(?:{AUX}|can)\b", re.IGNORECASE)
+YESNO_CLAUSE = re.compile(rf"(?:^|[:\-–—,]\s)\s*(?:{AUX}|can)\b|\bor\s+not\s*\??\s*$", re.IGNORECASE)  # "X - there or not"
 QUESTION = re.compile(rf"\?\s*$|(?:^|[,:;\-–—]\s*)(?:{AUX}|can|could|would|will)\b", re.IGNORECASE)
 # "What happened to X?", "where did X go?": its fate (its removal, or with two releases what changed).
 FATE = re.compile(r"\bwhat\s+(?:happened|became)\s+(?:to|of)\b|\bwhere\s+did\b.*\bgo\b", re.IGNORECASE)
 # Typed as it comes: "deprected", "depricated".
-DEPRECATED = re.compile(r"\bdepr[ei]c?a?t\w*", re.IGNORECASE)
+DEPRECATED = re.compile(r"\bdepr[ei]c?a?t\w*|\bon\s+(?:its|the)\s+way\s+out\b|\bphas(?:ed|ing)\s+out\b|\bsunset\w*",
+                        re.IGNORECASE)  # "is X on its way out"
 # Its removal. REMOVED with a time asked ("when was X removed", "the last version with X"); GONE, verbs only, with a
 # yes/no or a time ("X gone in 3.6?", "which version stopped documenting X"): "member removal" names a feature.
 # "get rid of", "killed off", "used to suggest X ... which version stopped": its going in broader words.
 _RID = (r"(?:get|got|getting|gotten)\s+rid\s+of|kill(?:ed|s)?\s+(?:it\s+)?off|axed|ditched|scrapped|used\s+to\s+"
-        r"(?:suggest|say|recommend|mention|document|list|have|include|show)\w*|stopped(?=\s*\??\s*$)")
+        r"(?:suggest|say|recommend|mention|document|list|have|include|show)\w*|stopped(?=\s*\??\s*$)|yank\w*|pulled|"
+        r"vanish\w*|taken\s+out|done\s+away\s+with")
 REMOVED = re.compile(rf"\b(?:{_RID}|removed?|removal|drop(?:ped)?|go(?:ne)?\s+away|went\s+away|no\s+longer|last\s+(?:\w+\s+)?"
                      r"(?:release|version)|deleted|disappear\w*|retired)\b", re.IGNORECASE)
 GONE = re.compile(rf"\b(?:{_RID}|gone|dropped|removed|deleted|went\s+away|go\s+away|disappear\w*|retired|"
@@ -396,26 +398,31 @@ GONE = re.compile(rf"\b(?:{_RID}|gone|dropped|removed|deleted|went\s+away|go\s+a
 # ("was X added in 3.5?", "X showed up when?"); CAN, what a release allows, only with a time asked.
 INTRODUCED = re.compile(r"\b(?:introduc\w*|added|appear\w*|first|since|c[oa]me\s+in|new\s+in|show(?:s|ed)?\s+up|"
                         r"arriv\w*|available\s+from|from\s+(?:which|what)|begin|began|start\w*|exist\w*|get|got|"
-                        r"gain\w*|br(?:ing|ings|ought)|g[ai]ve\s+us|debut\w*)\b(?!\s+rid\b)", re.IGNORECASE)
+                        r"gain\w*|br(?:ing|ings|ought)|g[ai]ve\s+us|debut\w*|been\s+around|earliest|born|roll(?:ed|s)?\s+out)"
+                        r"\b(?!\s+rid\b)", re.IGNORECASE)
 CAME = re.compile(r"\b(?:added|introduc\w*|appear\w*|new|first|show(?:s|ed)?\s+up|c[oa]me\s+(?:in|out|with)|arriv\w*|"
-                  r"land(?:ed|s)?|ship(?:ped)?|brought|g[ai]ve\s+us|debut\w*)\b", re.IGNORECASE)
+                  r"land(?:ed|s)?|ship(?:ped)?|brought|g[ai]ve\s+us|debut\w*|born|roll(?:ed|s)?\s+out)\b", re.IGNORECASE)
 CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.IGNORECASE)
 # Its presence in a release: "is X still listed / documented / around / a flag in Y?", "is X there anymore?" (STILL,
 # never what it still does: "does X still default to 50?"); "did X exist back in Y?", "is X a thing in Y?" (PRESENT).
-STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|there|around|present|available|supported|"
-                   r"needed|required|valid|accepted|included|in\b|ok(?:ay)?\b|work(?:s|ing)?|a\s+(?:thing|flag|option|"
+STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|covered|there|around|present|available|"
+                   r"supported|needed|required|valid|accepted|included|in\b|ok(?:ay)?\b|work(?:s|ing)?|a\s+(?:thing|flag|option|"
                    r"setting|feature)|an\s+option|part\s+of|exists?)|exist\w*)\b|\b(?:there|around|available|supported|"
                    r"documented|listed)\s+any\s*more\b", re.IGNORECASE)
 PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it|"
-                     r"available|usable|there|present|documented|listed|included|a\s+thing)\b", re.IGNORECASE)
-# A time asked in looser words than the phrasings take alone: "introduced when exactly", "when could I start using X",
-# "which etcd gave us X" (a product word in the release's place, before a verb of change). Read only by the decision
-# (timeline_evidence.decide_kind), where the timeline must place the term too.
-TIME = re.compile(r"\bwhen\b(?!\s+(?:should|to|is\s+it|i|you|we|it)\b)|\b(?:which|what)\s+(?:\w+\s+){0,2}"
-                  r"(?:releases?|versions?)\b|\b(?:which|what)\s+\w+\s+(?:gave|brought|added|introduced|shipped|"
-                  r"removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?", re.IGNORECASE)
+                     r"available|usable|there|present|documented|covered|listed|included|a\s+thing)\b", re.IGNORECASE)
+# A time asked, in any words (the one time vocabulary of the timeline stage): "when was X removed", "introduced when
+# exactly", "when could I start using X", "since which release", "which etcd gave us X", "the last version with X",
+# "how long has X been around", "X: appeared in?", "X was taken out when"; never a "when" of use or of a clause
+# ("when should I", "when I restart", "fails when the target sends ...").
+TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had|is|are|does|do|could|can|exactly)\b|\bwhen\s*(?:[?,.!:;]|$)|"
+                  r"\b(?:wh?ich|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\b(?:wh?ich|what)\s+\w+\s+(?:gave|"
+                  r"brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?|"
+                  r"\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\bin\s+which\b|\bin\s*\?\s*$|"
+                  r"\b(?:first|last|latest|earliest)\s+(?:\w+\s+)?(?:releases?|versions?)\b|\bhow\s+long\s+(?:has|have)\b",
+                  re.IGNORECASE)
 # Its presence asked of what the user may do with it: "will 3.5 let me pass X", "X - can I set it in 2.53", "does
 # 3.5 understand / take / know about X".
-USABLE = re.compile(r"\blet\s+(?:me|us|you)\b|\b(?:can|could|may)\s+(?:i|we|you)\s+(?:still\s+)?(?:use|set|pass|"
-                    r"enable|turn\s+on|run\s+with)\b|\b(?:understand|take|know(?:s)?\s+(?:about|of)|accept|recogni[sz]e)s?\b",
+USABLE = re.compile(r"\blet\s+(?:me|us|you)\b|\b(?:(?:can|could|may)\s+(?:i|we|you|my\s+\w+(?:\s+\w+)?)|able\s+to)\s+"
+                    r"(?:still\s+)?(?:use|set|pass|enable|turn\s+on|run\s+with)\b|\b(?:understand|take|know(?:s)?\s+(?:about|of)|accept|recogni[sz]e)s?\b",
                     re.IGNORECASE)
