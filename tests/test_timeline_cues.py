@@ -92,6 +92,9 @@ def test_a_listing_with_its_verb_first():
     ("which of the etcd versions document X", 0, "which_releases"),
     ("X: all three etcd versions?", 0, "which_releases"),
     ("has the default of X moved between etcd 3.4 and 3.6", 2, "did_change"),
+    ("which flask versions have X", 0, "which_releases"),
+    ("which python versions does flask 2.2 support", 1, None),  # python's versions: an ordinary question
+    ("what go versions can build etcd 3.5", 1, None),
 ])
 def test_which_releases_and_a_moved_default_in_other_words(question, named, kind):
     assert propose(question, named) == kind

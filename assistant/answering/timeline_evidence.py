@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 
 from assistant.answering.timeline_cues import ASKS, HOW_TO, ONE_THING, SAME, WHICH_LISTED, either_kind, listing
-from assistant.answering.timeline_words import (CAME, CAN, DEPRECATED, FATE, GONE, INTRODUCED, PRESENT, QUESTION, REMOVED,
-                                               STILL, STOP, TIME, USABLE, YESNO_CLAUSE, YESNO_LEAD, stem, words_of)
+from assistant.answering.timeline_words import (CAME, CAN, DEPRECATED, FATE, GONE, INTRODUCED, OTHERS, PRESENT, QUESTION,
+                                               REMOVED, STILL, STOP, TIME, USABLE, YESNO_CLAUSE, YESNO_LEAD, stem,
+                                               words_of)
 
 __all__ = ["decide_kind", "evidence_kind", "may_decide", "may_take", "propose", "unasked_words"]
 
@@ -128,8 +129,8 @@ _SHOULD = re.compile(r"\b(?:should|must|need|recommend\w*|upgrade|install\w*|dow
 _USE_WORDS = re.compile(r"^(?:let|pass|set|use|enable|turn|run|take|understand|know|knows|accept|recogni[sz]e|still|"
                         r"anymore)$", re.IGNORECASE)
 # Releases as such asked for ("which releases have X"), or chosen among ("which of the etcd versions", "all three").
-_WHICH = re.compile(r"\b(?:wh?ich|what|list(?:\s+the)?)\s+(?:\w+\s+)?(?:releases|versions)\b|\b(?:every|each)\s+(?:\w+\s+)?"
-                    r"(?:release|version)\b|\bwhich\s+of\s+the\s+(?:\w+\s+){0,2}"
+_WHICH = re.compile(rf"\b(?:wh?ich|what|list(?:\s+the)?)\s+{OTHERS}(?:\w+\s+)?(?:releases|versions)\b"
+                    r"|\b(?:every|each)\s+(?:\w+\s+)?(?:release|version)\b|\bwhich\s+of\s+the\s+(?:\w+\s+){0,2}"
                     r"(?:releases|versions)\b|\ball\s+(?:the\s+)?(?:three|3|held)\s+(?:\w+\s+)?(?:releases|versions)\b",
                     re.IGNORECASE)
 # Its presence asked of one release in a question's shape: "is/does/can ... X there/supported/documented"; in fewer

@@ -415,9 +415,11 @@ PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr
 # exactly", "when could I start using X", "since which release", "which etcd gave us X", "the last version with X",
 # "how long has X been around", "X: appeared in?", "X was taken out when"; never a "when" of use or of a clause
 # ("when should I", "when I restart", "fails when the target sends ...").
+# Another thing's versions ("which python versions does flask 2.2 support"), never the product's releases asked.
+OTHERS = r"(?!(?:python|go|golang|java|node|nodejs|kubernetes|k8s|tls|ssl|openssl|os|windows|macos|browser|docker)\s)"
 TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had|is|are|does|do|could|can|exactly)\b|\bwhen\s*(?:[?,.!:;]|$)|"
-                  r"\b(?:wh?ich|what)\s+(?:\w+\s+){0,2}(?:releases?|versions?)\b|\b(?:wh?ich|what)\s+\w+\s+(?:gave|"
-                  r"brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?|"
+                  rf"\b(?:wh?ich|what)\s+{OTHERS}(?:\w+\s+){{0,2}}(?:releases?|versions?)\b|"
+                  r"\b(?:wh?ich|what)\s+\w+\s+(?:gave|brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?|"
                   r"\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\bin\s+which\b|\bin\s*\?\s*$|"
                   r"\b(?:first|last|latest|earliest)\s+(?:\w+\s+)?(?:releases?|versions?)\b|\bhow\s+long\s+(?:has|have)\b",
                   re.IGNORECASE)
