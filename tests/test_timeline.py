@@ -68,6 +68,10 @@ def test_default_changed_is_answered_with_both_values_old_beside_new(library):
     assert "100000" in a.answer and "10000 in v3.6" in a.answer
     assert [(c.release, c.path) for c in a.cited] == [("v3.5", "op-guide/configuration.md"),
                                                       ("v3.6", "op-guide/configuration.md")]
+    # "since 3.4": from the release named to the newest, not from the one before it (3.4 is the oldest held).
+    since = ask(library, "etcd", "has the default --snapshot-count changed since etcd 3.4?")
+    assert since.kind == "did_change" and since.answer.startswith("Yes"), since.answer
+    assert {c.release for c in since.cited} == {"v3.4", "v3.6"} and "10000 in v3.6" in since.answer
     same = ask(library, "prometheus", "Did batch_send_deadline change between v2.45.0 and v3.5.0?")
     assert same.answer.startswith("No") and "5s" in same.answer and {c.release for c in same.cited} == {"v2.45.0",
                                                                                                           "v3.5.0"}
@@ -449,6 +453,18 @@ def test_term_value_reads_the_common_reference_formats():
     assert term_value("  [ max_shards: <int> | default = 200 ]", "max_shards")[0] == "200"
     assert term_value("+ Maximum size.\n+ default: 1572864", "--max-request-bytes",
                       "Flags > --max-request-bytes")[0] == "1572864"
+
+
+def test_term_value_reads_a_sphinx_entry_default():
+    """A Sphinx reference entry (the rst reader makes each `.. py:data::` its own section) states its default on a
+    line of its own, often after a paragraph, as a reStructuredText literal. Without this the first lines' prose
+    ("The default cache max age") gave "cache", and ``literals`` gave nothing."""
+    entry = ("    How long a sent file may be cached, in seconds. The default cache max age\n    applies to every file.\n\n"
+             "    Default: ``timedelta(hours=12)``\n\n    Changed in version 2.0: Defaults to None.")
+    assert term_value(entry, "SEND_FILE_MAX_AGE_DEFAULT", "Config > SEND_FILE_MAX_AGE_DEFAULT") == (
+        "timedelta(hours=12)", "Default: ``timedelta(hours=12)``")
+    assert term_value("    The cookie's name.\n\n    Default: ``'session'``", "SESSION_COOKIE_NAME",
+                      "Config > SESSION_COOKIE_NAME")[0] == "session"
 
 
 def test_release_notes_by_name_and_heading():

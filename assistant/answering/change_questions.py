@@ -80,7 +80,7 @@ def _area_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
     product = routing.product
     q = TimelineQuestion("changed_in", product, None, sort_releases(routing.releases), timeline.releases(product),
                          product_source=routing.product_source)
-    pair = _pair(q)
+    pair = _pair(q, question)
     if pair is None:
         return None
     ans = TimelineAnswer(q.kind, product, None, "", [pair[1]])
@@ -108,7 +108,7 @@ def _behaviour_asked(question: str, catalogue: list[ProductInfo], timeline: Time
         return None
     q = TimelineQuestion("changed_between", routing.product, None, sort_releases(routing.releases),
                          timeline.releases(routing.product), product_source=routing.product_source)
-    pair = _pair(q)
+    pair = _pair(q, question)
     if pair is None:
         return None
     old, new = pair
@@ -135,11 +135,18 @@ def as_list(text: str) -> str:
     return "\n".join([first] + [ln if ln.startswith("- ") else f"- {ln}" for ln in rest if ln.strip()])
 
 
-def _pair(q: TimelineQuestion) -> tuple[str, str] | None:
-    """The two releases compared: the two named, or the one named and the release before it."""
+# "changed since 1.1", "anything different after 3.4": from the release named to the newest.
+_SINCE = re.compile(r"\b(?:since|after)\s+(?:[a-z]+\s+)?v?\d", re.IGNORECASE)
+
+
+def _pair(q: TimelineQuestion, question: str = "") -> tuple[str, str] | None:
+    """The two releases compared: the two named; the one named and the newest when asked "since" it; else the one
+    named and the release before it."""
     rels = q.all_releases
     if len(q.releases) >= 2:
         return q.releases[0], q.releases[-1]
+    if len(q.releases) == 1 and q.releases[0] in rels[:-1] and _SINCE.search(question):
+        return q.releases[0], rels[-1]
     if q.releases and q.releases[0] in rels and rels.index(q.releases[0]) > 0:
         new = q.releases[0]
         return rels[rels.index(new) - 1], new
@@ -193,7 +200,7 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
     if q.kind == "changed_between" and misspelt_value(q):  # "X defualt 3.4 vs 3.6": its value, as "default" asks
         q = replace(q, kind="did_change")
     ans = TimelineAnswer(q.kind, q.product, q.term, "", [])
-    pair = _pair(q)
+    pair = _pair(q, question)
     if pair is None:
         ans.missing = True
         ans.answer = (f"{q.releases[0] if q.releases else 'That release'} is the oldest {q.product} release in the "

@@ -20,13 +20,18 @@ __all__ = ["did_change", "term_value", "cite_section", "misspelt_value", "shown"
 
 _VALUE_AFTER = re.compile(r"""^\s*[:=]?\s*['"`]([^'"`]*)['"`]""")
 # "default: value"; an empty pair of quotes ("+ default: \"\"") is the empty value, never the colon before it.
+# A reStructuredText literal (``timedelta(hours=12)``, ``'session'``) is read whole.
 _DEFAULT = re.compile(r"""\bdefault(?:s)?(?:\s+(?:value|is|to|of))*\s*+[:=]?+\s*+(?:(?P<empty>""|''|``)(?![^\s.,;)])|"""
-                      r"""['"`]?([^\s'"`,;|\]\)]+))""", re.IGNORECASE)
+                      r"""``(?P<literal>[^`\n]+)``|['"`]?(?P<value>[^\s'"`,;|\]\)]+))""", re.IGNORECASE)
+# A reference entry's own "Default: value" line, anywhere in the entry (Sphinx entries end with it).
+_DEFAULT_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\**default\**\s*:", re.IGNORECASE)
 
 
 def _stated(d: re.Match) -> str:
     """The value a "default" match states: "" for an empty pair of quotes."""
-    return "" if d.group("empty") else d.group(2).rstrip(".").strip("'\"`")
+    if d.group("empty"):
+        return ""
+    return d.group("literal").strip("'\"") if d.group("literal") else d.group("value").rstrip(".").strip("'\"`")
 
 
 def shown(value: str) -> str:
@@ -40,7 +45,8 @@ def term_value(text: str, term: str, heading: str = "") -> tuple[str, str] | Non
     lines = text.splitlines()
     pattern = token_pattern(term)
     if heading and pattern.search(heading.rsplit(" > ", 1)[-1]):  # "### --max-request-bytes", then "+ default: ..."
-        for ln in [ln for ln in lines if ln.strip()][:3]:  # past a note first ("**Available from v3.4.**", blank)
+        own = [ln for ln in lines if _DEFAULT_LINE.match(ln)]  # the entry's "Default: value" line, wherever it is
+        for ln in own[:1] + [ln for ln in lines if ln.strip()][:3]:  # past a note ("**Available from v3.4.**")
             d = _DEFAULT.search(ln)
             if d:
                 return _stated(d), ln.strip()
