@@ -475,6 +475,9 @@ def test_rst_reads_as_sphinx_renders_it(tmp_path):
     assert 'app.config["CACHE_SIZE"] = 10' in after and "code-block" not in after
     assert "comment" not in after and "second line" not in after
     assert after.endswith("Note: Keys are read once.")
+    # A page that only includes another (Sphinx's `changes.rst`) is skipped with its reason, not failed.
+    with pytest.raises(SkipFile, match="only Sphinx markup"):
+        read_document(write(tmp_path / "changes.rst", "Changes\n=======\n\n.. include:: ../CHANGES.rst\n"))
 
 
 def test_rst_short_underline_and_indented_lines_are_not_headings(tmp_path):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from assistant.library.documents import ParsedDocument
+from assistant.library.documents import ParsedDocument, SkipFile
 from assistant.library.readers.common import SectionBuilder, decode
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1*\s*$")  # one repeated ASCII punctuation character
@@ -119,7 +119,11 @@ def read_rst(data: bytes, path: Path) -> ParsedDocument:
         else:  # a method inside a class entry stays a line of the class's section
             _directive(out, line[:indent], name, arg)
             options = True
-    return ParsedDocument(title=title or path.stem, sections=out.finish(), kind="rst", encoding=decoded.encoding)
+    sections = out.finish()
+    if not any(s.text.strip() for s in sections) and any(_RST_EXPLICIT.match(line) for line in lines):
+        # `changes.rst` = a title and `.. include:: ../CHANGES.rst`: nothing of its own, which is not a failure
+        raise SkipFile("no body text (only Sphinx markup, such as an include of another file)")
+    return ParsedDocument(title=title or path.stem, sections=sections, kind="rst", encoding=decoded.encoding)
 
 
 def _directive(out: SectionBuilder, lead: str, name: str, arg: str) -> None:
