@@ -411,10 +411,73 @@ Raise limits.
     assert (doc.kind, doc.title) == ("rst", "Cluster Book")
     assert [(s.section_path, s.text) for s in doc.sections] == [
         (["Cluster Book"], "Opening words."),
-        (["Cluster Book", "Setup"], "note:: Back up first."),
+        (["Cluster Book", "Setup"], "Note: Back up first."),
         (["Cluster Book", "Setup", "Disks"], "Use SSDs."),
         (["Cluster Book", "Tuning"], "Raise limits."),
     ]
+
+
+SPHINX_PAGE = """\
+Settings
+========
+
+The app reads these keys, see :doc:`Deploying </deploying/index>` and :ref:`the CLI <cli-ref>`.
+
+.. _settings-list:
+
+.. py:data:: CACHE_SIZE
+    :type: int
+
+    How many pages :attr:`~shop.App.cache` keeps (:issue:`41`).
+
+    Default: ``100``
+
+    .. versionadded:: 2.2
+
+.. py:data:: CACHE_TTL
+
+    Seconds a page stays cached.
+
+    .. versionchanged:: 2.3 Counted from the last read.
+
+    .. deprecated:: 3.0
+        Use ``CACHE_POLICY``.
+
+.. versionchanged:: 1.0
+    ``OLD_KEY`` was removed.
+
+.. code-block:: python
+
+    app.config["CACHE_SIZE"] = 10
+
+.. a comment the built page never shows
+    with a second line
+
+.. note:: Keys are read once.
+"""
+
+
+def test_rst_reads_as_sphinx_renders_it(tmp_path):
+    """Sphinx sources (most Python projects' docs) read as their built pages: version notes in Sphinx's words (the
+    timeline quotes them), each described object an entry of its own under the page's heading, roles as their text,
+    markup and comments gone. Without this a key's entry was a line `py:data:: CACHE_SIZE` inside one long section
+    and its version note read `versionadded:: 2.2`, which no "added in" statement matches."""
+    doc = read_document(write(tmp_path / "settings.rst", SPHINX_PAGE))
+    assert [" > ".join(s.section_path) for s in doc.sections] == [
+        "Settings", "Settings > CACHE_SIZE", "Settings > CACHE_TTL", "Settings"]
+    intro, size, ttl, after = (s.text for s in doc.sections)
+    assert intro == "The app reads these keys, see Deploying and the CLI."
+    assert "How many pages `cache` keeps (#41)." in size and "Added in version 2.2." in size
+    assert ":type:" not in size and "py:data" not in size
+    assert "Changed in version 2.3: Counted from the last read." in ttl
+    assert "Deprecated since version 3.0." in ttl and "Use ``CACHE_POLICY``." in ttl
+    assert after.startswith("Changed in version 1.0.")  # back at the page's level: not CACHE_TTL's note
+    assert 'app.config["CACHE_SIZE"] = 10' in after and "code-block" not in after
+    assert "comment" not in after and "second line" not in after
+    assert after.endswith("Note: Keys are read once.")
+    # A page that only includes another (Sphinx's `changes.rst`) is skipped with its reason, not failed.
+    with pytest.raises(SkipFile, match="only Sphinx markup"):
+        read_document(write(tmp_path / "changes.rst", "Changes\n=======\n\n.. include:: ../CHANGES.rst\n"))
 
 
 def test_rst_short_underline_and_indented_lines_are_not_headings(tmp_path):

@@ -25,7 +25,8 @@ SUPPORTED_SUFFIXES = tuple(_KINDS)
 # (outline titles, else numbered headings), words hyphenated at line ends joined, wrapped table cells kept in their row,
 # printed page labels kept; Markdown headings keep `<code>` in backticks (Prometheus' `<scrape_config>`). 5: PDF
 # headings without an outline: contents entries skipped, bold body-size headings, FAQ questions (eval/pdf.jsonl).
-READER_VERSION = 5
+# 6: reStructuredText as Sphinx renders it (version notes, object descriptions as entries, roles as their text).
+READER_VERSION = 6
 _LABELS = {"pdf": "a PDF", "docx": "a Word document", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 
 # Line-based parsers (and their regexes) assume prose; a 1 MB line is a data dump or minified blob. Each line
