@@ -467,6 +467,7 @@ def test_rst_reads_as_sphinx_renders_it(tmp_path):
         "Settings", "Settings > CACHE_SIZE", "Settings > CACHE_TTL", "Settings"]
     intro, size, ttl, after = (s.text for s in doc.sections)
     assert intro == "The app reads these keys, see Deploying and the CLI."
+    assert size.startswith("CACHE_SIZE\n") and ttl.startswith("CACHE_TTL\n")  # the signature line, then its text
     assert "How many pages `cache` keeps (#41)." in size and "Added in version 2.2." in size
     assert ":type:" not in size and "py:data" not in size
     assert "Changed in version 2.3: Counted from the last read." in ttl

@@ -62,6 +62,15 @@ def test_flag_removed_names_first_release_without_it_and_cites_the_last_with_it(
                for c in a.cited)
 
 
+def test_a_bare_api_name_finds_the_names_that_qualify_it(library):
+    """"NewIntervalTree" asked alone: the docs only write `adt.NewIntervalTree` (the token rule never matches a name
+    after "adt."), so the bare name found nothing before; a flag's tail never stands for a flag ("max-concurrency")."""
+    timeline = library["etcd"].timeline
+    found = timeline.occurrences("etcd", "NewIntervalTree")
+    assert [o.release for o in found] == ETCD3 and {o.path for o in found} == {"upgrades/upgrade_3_4.md"}
+    assert library["prometheus"].timeline.occurrences("prometheus", "max-concurrency") == []
+
+
 def test_default_changed_is_answered_with_both_values_old_beside_new(library):
     a = ask(library, "etcd", "Did the default --snapshot-count change between etcd 3.5 and 3.6?")
     assert a.kind == "did_change" and a.answer.startswith("Yes")

@@ -171,7 +171,8 @@ class Timeline:
 
     def occurrences(self, product: str, term: str, *, scan: bool = True) -> list[Occurrence]:
         """Where a term appears, oldest release first: the identifier index, else a whole-token scan of the text
-        (a prose word such as a tool's name is no identifier but can still be asked about)."""
+        (a prose word such as a tool's name is no identifier but can still be asked about), else, for a bare name,
+        the identifiers that qualify it (`Group.result_callback` for "result_callback")."""
         key = normal_term(term)
         rows = self.db.execute(
             "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product AND "
@@ -183,6 +184,12 @@ class Timeline:
             rows = [(r, p, o, h) for r, p, o, h, text in self.db.execute(
                 "SELECT release, path, ord, heading, text FROM tl_sections WHERE product=? AND text LIKE ? ESCAPE '\\'",
                 (product, like)) if pattern.search(text) or pattern.search(h)]
+        if not rows and scan and len(key) >= 6 and re.fullmatch(r"[a-z_][a-z0-9_]*", key):
+            # A bare API name asked, the docs qualifying it ("resultcallback": `MultiCommand.resultcallback`).
+            rows = self.db.execute(
+                "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product "
+                "AND s.release=t.release AND s.path=t.path AND s.ord=t.ord WHERE t.product=? AND t.term LIKE ? "
+                "ESCAPE '\\'", (product, "%." + key.replace("%", "").replace("_", "\\_"))).fetchall()
         order = {r: i for i, r in enumerate(sort_releases({row[0] for row in rows}))}
         return [Occurrence(*r) for r in sorted(rows, key=lambda r: (order[r[0]], r[1], r[2]))]
 

@@ -3,8 +3,8 @@
 - Version notes read as Sphinx prints them: `.. versionadded:: 2.2` -> "Added in version 2.2.", and likewise
   "Changed in version", "Deprecated since version", "Removed in version" (the timeline quotes such statements).
 - An object description (`.. py:data:: SESSION_COOKIE_NAME`, `.. option:: --port`, `.. autofunction:: url_for`)
-  is an entry of the reference it sits in: its own section under the current heading, ending where the text goes
-  back to the directive's indentation.
+  is an entry of the reference it sits in: its own section under the current heading, opening with its signature
+  (all an autodoc entry has here) and ending where the text goes back to the directive's indentation.
 - Roles read as their text: :attr:`~flask.Flask.debug` -> `debug`, :doc:`Title <path>` -> Title; code roles stay
   in backticks so identifiers are found.
 - Admonitions keep their label ("Note: ..."); markup-only directives (code-block, toctree, image, tabs, ...) and
@@ -114,7 +114,8 @@ def read_rst(data: bytes, path: Path) -> ParsedDocument:
             else:
                 skip_deeper = indent
         elif _OBJECT.match(name) and arg and (entry is None or indent <= entry):
-            out.heading((parent[0] if parent else 0) + 1, arg)  # an entry of the reference: its own section
+            out.heading((parent[0] if parent else 0) + 1, arg)  # an entry of the reference: its own section,
+            out.add(line[:indent] + arg)  # opening with its signature, as the built page shows it (autodoc: only that)
             entry, options = indent, True
         else:  # a method inside a class entry stays a line of the class's section
             _directive(out, line[:indent], name, arg)
