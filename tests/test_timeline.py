@@ -401,6 +401,49 @@ def test_the_eval_tune_half_through_the_answerer(library):
     assert right / len(items) >= 0.95
 
 
+# -- Sphinx sources: a version note of the term's own entry ----------------------------------------------------------
+_SPHINX_CONFIG = """\
+Configuration
+=============
+
+.. py:data:: CACHE_SIZE
+
+    How many pages stay in memory.
+
+    Default: ``100``
+{more}"""
+_SPHINX_TTL = """
+.. py:data:: CACHE_TTL
+
+    Seconds a cached page lives.
+
+    Default: ``300``
+
+    .. versionadded:: 1.5
+"""
+
+
+def test_a_sphinx_entry_states_its_own_version_note(tmp_path):
+    """The version note of a Sphinx entry sits lines below the name (its signature, text, default, then the note), out
+    of reach of the lines around the name; the entry is the term's own section (the rst reader), so its note is the
+    docs' own statement, quoted beside the release the timeline finds."""
+    from assistant.components import build_indexer
+    from assistant.settings import PROJECT_ROOT, Settings
+
+    settings = Settings(data_dir=tmp_path / "data", models_dir=PROJECT_ROOT / "models",
+                        embedding_cache_path=PROJECT_ROOT / ".cache" / "test_embed_cache.sqlite")
+    ix = build_indexer(settings)
+    for release, more in (("1.0", ""), ("2.0", _SPHINX_TTL)):
+        (tmp_path / release).mkdir()
+        (tmp_path / release / "config.rst").write_text(_SPHINX_CONFIG.format(more=more))
+        ix.library.add(tmp_path / release, "cachekit", release)
+    ix.sync("cachekit")
+    a = answer_timeline_question("since when is CACHE_TTL available?", ix.library.catalogue(), ix.timeline)
+    assert a.kind == "introduced" and releases_named(a.answer, ["1.0", "2.0"])[0] == "2.0", a.answer
+    assert 'The docs state: "Added in version 1.5."' in a.answer
+    assert all(c.release == "2.0" and c.section.endswith("CACHE_TTL") for c in a.cited)
+
+
 # -- the timeline follows the sync ---------------------------------------------------------------------------------
 def test_timeline_follows_a_resync_edit_and_a_removed_release(tmp_path):
     from assistant.components import build_indexer

@@ -225,6 +225,8 @@ _HISTORY = re.compile(r"\b(?:renamed|removed|no\s+longer|was\s+called|formerly|r
                       re.IGNORECASE)
 _GONE = re.compile(r"\b(?:removed|no\s+longer|dropped|deleted|went\s+away|renamed|was\s+called|formerly)\b",
                    re.IGNORECASE)
+# A version note of a reference entry, as Sphinx prints it ("Added in version 1.0.", "Deprecated since version 2.2").
+_VERSION_NOTE = re.compile(r"^\s*(?:added|new|changed|deprecated|removed)\s+(?:in|since)\s+version\b", re.IGNORECASE)
 _STATED = {
     "introduced": re.compile(r"\b(?:added|introduced|new|available|since|starting|from|as\s+of|requires?)\b[^.\n]{0,40}?"
                              r"\bv?\d+\.\d+(?:\.\d+)?", re.IGNORECASE),
@@ -294,6 +296,10 @@ class _Reader:
                     window = " ".join(ln.strip() for ln in lines[max(0, i - 1): i + 2])
                     if pattern.search(window):
                         return o, window[:300]
+                if token_pattern(term).search(o.heading.rsplit(" > ", 1)[-1]):  # the term's own entry: its notes
+                    notes = [ln.strip() for ln in lines if _VERSION_NOTE.match(ln) and pattern.search(ln)]
+                    if notes:
+                        return o, notes[0][:300]
         if kind == "deprecated":  # "the consul SD tags field": a line of its sections naming another word asked
             words = [w for w in self.q.topic if w not in self.q.term.lower()]
             for o in self.occ:
