@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from assistant.answering.change_questions import answer_timeline_question, term_value
-from assistant.answering.timeline_questions import parse_timeline_question
+from assistant.answering.timeline_questions import parse_timeline_question, term_lines
 from assistant.evaluation.timeline_scoring import releases_named, score_timeline
 from assistant.library.diffs import diff_releases, diff_sections, is_release_notes
 from assistant.library.terms import identifiers, token_pattern
@@ -69,6 +69,11 @@ def test_a_bare_api_name_finds_the_names_that_qualify_it(library):
     found = timeline.occurrences("etcd", "NewIntervalTree")
     assert [o.release for o in found] == ETCD3 and {o.path for o in found} == {"upgrades/upgrade_3_4.md"}
     assert library["prometheus"].timeline.occurrences("prometheus", "max-concurrency") == []
+    # The lines quoted are found the same way: the diff line that creates the tree, not the section's first line.
+    page = (CORPORA / "etcd" / "v3.4" / "upgrades" / "upgrade_3_4.md").read_text()
+    quoted = [page.splitlines()[i].strip() for i in term_lines(page, "NewIntervalTree")]
+    assert quoted == ["+    ivt := adt.NewIntervalTree()"]
+    assert term_lines("--query.max-concurrency=20", "max-concurrency") == []
 
 
 def test_default_changed_is_answered_with_both_values_old_beside_new(library):
@@ -511,7 +516,8 @@ def test_term_value_reads_a_sphinx_entry_default():
     """A Sphinx reference entry (the rst reader makes each `.. py:data::` its own section) states its default on a
     line of its own, often after a paragraph, as a reStructuredText literal. Without this the first lines' prose
     ("The default cache max age") gave "cache", and ``literals`` gave nothing."""
-    entry = ("    How long a sent file may be cached, in seconds. The default cache max age\n    applies to every file.\n\n"
+    entry = ("    How long a sent file may be cached, in seconds. The default cache max age\n"
+             "    applies to every file.\n\n"
              "    Default: ``timedelta(hours=12)``\n\n    Changed in version 2.0: Defaults to None.")
     assert term_value(entry, "SEND_FILE_MAX_AGE_DEFAULT", "Config > SEND_FILE_MAX_AGE_DEFAULT") == (
         "timedelta(hours=12)", "Default: ``timedelta(hours=12)``")

@@ -205,9 +205,15 @@ def _fate_of(question: str, term: str | None, ignore: set[str] = frozenset()) ->
 
 # -- reading the docs ---------------------------------------------------------------------------------------------
 def term_lines(text: str, term: str) -> list[int]:
-    """Indexes of the lines of `text` that hold the term as a whole token."""
-    pattern = token_pattern(term)
-    return [i for i, line in enumerate(text.splitlines()) if pattern.search(line)]
+    """Indexes of the lines of `text` that hold the term as a whole token; for a bare API name that no line holds
+    whole, the lines that qualify it (`MultiCommand.resultcallback`), as `Timeline.occurrences` finds them."""
+    lines = text.splitlines()
+    hits = [i for i, line in enumerate(lines) if token_pattern(term).search(line)]
+    key = normal_term(term)
+    if not hits and len(key) >= 6 and re.fullmatch(r"[a-z_][a-z0-9_]*", key):
+        qualified = re.compile(rf"(?<=\w\.){re.escape(key)}(?![\w\-]|\.\w)", re.IGNORECASE)
+        hits = [i for i, line in enumerate(lines) if qualified.search(line)]
+    return hits
 
 
 def excerpt(text: str, term: str | None, *, around: int = 1, limit: int = 420) -> str:
