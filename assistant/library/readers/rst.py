@@ -117,7 +117,7 @@ def read_rst(data: bytes, path: Path) -> ParsedDocument:
             out.heading((parent[0] if parent else 0) + 1, arg)  # an entry of the reference: its own section,
             out.add(line[:indent] + arg)  # opening with its signature, as the built page shows it (autodoc: only that)
             entry, options = indent, True
-        else:  # a method inside a class entry stays a line of the class's section
+        else:  # every other directive; a method inside a class entry stays a line of the class's section
             _directive(out, line[:indent], name, arg)
             options = True
     sections = out.finish()
