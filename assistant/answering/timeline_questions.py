@@ -21,7 +21,7 @@ from assistant.answering.timeline_words import (FATE, REMOVED, STOP, TIME, code_
                                                stated_release)
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import is_release_notes
-from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
+from assistant.library.terms import identifiers, is_identifier, normal_term, qualified_pattern, token_pattern
 from assistant.library.timeline import Occurrence, Timeline
 from assistant.library.versions import sort_releases
 
@@ -209,9 +209,7 @@ def term_lines(text: str, term: str) -> list[int]:
     whole, the lines that qualify it (`MultiCommand.resultcallback`), as `Timeline.occurrences` finds them."""
     lines = text.splitlines()
     hits = [i for i, line in enumerate(lines) if token_pattern(term).search(line)]
-    key = normal_term(term)
-    if not hits and len(key) >= 6 and re.fullmatch(r"[a-z_][a-z0-9_]*", key):
-        qualified = re.compile(rf"(?<=\w\.){re.escape(key)}(?![\w\-]|\.\w)", re.IGNORECASE)
+    if not hits and (qualified := qualified_pattern(term)):
         hits = [i for i, line in enumerate(lines) if qualified.search(line)]
     return hits
 

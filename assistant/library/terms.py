@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["identifiers", "is_identifier", "normal_term", "token_pattern", "strength"]
+__all__ = ["identifiers", "is_identifier", "normal_term", "qualified_pattern", "token_pattern", "strength"]
 
 # A path: two segments or more after a slash that follows no word character ("/api/v1/query", not "and/or").
 _PATH = r"(?<![\w/.])/[A-Za-z_{][\w{}.:\-]*(?:/[\w{}.:\-]+)+"
@@ -79,3 +79,15 @@ def token_pattern(term: str) -> re.Pattern:
     # A "-" or "+" at the start of a line is a diff marker, not part of the name.
     return re.compile(r"(?:(?<=^[-+])|(?<![\w\-.]))" + re.escape(normal_term(term)) + r"(?![\w\-]|\.[\w])",
                       re.IGNORECASE | re.MULTILINE)
+
+
+_BARE_NAME = re.compile(r"[a-z_][a-z0-9_]{5,}")
+
+
+def qualified_pattern(term: str) -> re.Pattern | None:
+    """A bare API name (`resultcallback`) as the last part of a qualified one (`MultiCommand.resultcallback`), which
+    `token_pattern` never matches; None for anything else (a flag's tail never stands for the flag)."""
+    key = normal_term(term)
+    if not _BARE_NAME.fullmatch(key):
+        return None
+    return re.compile(rf"(?<=\w\.){re.escape(key)}(?![\w\-]|\.\w)", re.IGNORECASE)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.library.manifest import Transaction
-from assistant.library.terms import identifiers, is_identifier, normal_term, token_pattern
+from assistant.library.terms import identifiers, is_identifier, normal_term, qualified_pattern, token_pattern
 from assistant.library.versions import sort_releases
 
 __all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections", "file_key", "TIMELINE_VERSION"]
@@ -178,18 +178,19 @@ class Timeline:
             "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product AND "
             "s.release=t.release AND s.path=t.path AND s.ord=t.ord WHERE t.product=? AND t.term=?",
             (product, key)).fetchall()
+        escaped = key.replace("%", "").replace("_", "\\_")  # for LIKE
         if not rows and scan:
             pattern = token_pattern(key)
-            like = "%" + key.replace("%", "").replace("_", "\\_") + "%"
+            like = "%" + escaped + "%"
             rows = [(r, p, o, h) for r, p, o, h, text in self.db.execute(
                 "SELECT release, path, ord, heading, text FROM tl_sections WHERE product=? AND text LIKE ? ESCAPE '\\'",
                 (product, like)) if pattern.search(text) or pattern.search(h)]
-        if not rows and scan and len(key) >= 6 and re.fullmatch(r"[a-z_][a-z0-9_]*", key):
+        if not rows and scan and qualified_pattern(key):
             # A bare API name asked, the docs qualifying it ("resultcallback": `MultiCommand.resultcallback`).
             rows = self.db.execute(
                 "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product "
                 "AND s.release=t.release AND s.path=t.path AND s.ord=t.ord WHERE t.product=? AND t.term LIKE ? "
-                "ESCAPE '\\'", (product, "%." + key.replace("%", "").replace("_", "\\_"))).fetchall()
+                "ESCAPE '\\'", (product, "%." + escaped)).fetchall()
         order = {r: i for i, r in enumerate(sort_releases({row[0] for row in rows}))}
         return [Occurrence(*r) for r in sorted(rows, key=lambda r: (order[r[0]], r[1], r[2]))]
 
