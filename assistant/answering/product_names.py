@@ -15,7 +15,12 @@ from typing import Literal
 
 from assistant.library.catalogue import ProductInfo
 
-__all__ = ["NameMatch", "ProductNames", "name_key"]
+__all__ = ["OTHER_SOFTWARE", "NameMatch", "ProductNames", "name_key"]
+
+# Software a question may name beside the product, whose versions are never the product's releases ("TLS 1.2",
+# "Go 1.22", "which python versions does flask 2.2 support"): read by routing and by the timeline's cue words.
+OTHER_SOFTWARE = frozenset({"python", "go", "golang", "java", "node", "nodejs", "kubernetes", "k8s", "tls", "ssl",
+                            "openssl", "windows", "macos", "docker"})
 
 MatchKind = Literal["named", "alias"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from assistant.answering.identifiers import identifier_spans, in_identifier
-from assistant.answering.product_names import ProductNames
+from assistant.answering.product_names import OTHER_SOFTWARE, ProductNames
 from assistant.library.catalogue import ProductInfo
 from assistant.library.versions import newest, normalise_release, sort_releases
 
@@ -55,12 +55,10 @@ _UNIT_AFTER = re.compile(
     re.IGNORECASE,
 )
 # Words whose numbers are versions of something else: "TLS 1.2", "remote write 2.0", "API v3", "Go 1.22".
-_FOREIGN_BEFORE = {
-    "tls", "ssl", "http", "https", "go", "golang", "python", "java", "node", "nodejs", "kubernetes", "k8s",
-    "openmetrics", "protobuf", "proto", "api", "apis", "spec", "specification", "protocol", "write", "read",
-    "ubuntu", "debian", "rhel", "centos", "alpine", "windows", "macos", "docker", "helm", "grafana",
-    "alertmanager", "openssl", "grpc", "otlp", "opentelemetry", "port", "ports", "code", "status",
-    "step", "steps", "section", "chapter", "table", "figure", "rfc",
+_FOREIGN_BEFORE = OTHER_SOFTWARE | {
+    "http", "https", "openmetrics", "protobuf", "proto", "api", "apis", "spec", "specification", "protocol", "write",
+    "read", "ubuntu", "debian", "rhel", "centos", "alpine", "helm", "grafana", "alertmanager", "grpc", "otlp",
+    "opentelemetry", "port", "ports", "code", "status", "step", "steps", "section", "chapter", "table", "figure", "rfc",
 }
 _FOREIGN_AFTER = re.compile(r"^\s*(?:api|apis|store|protocol|spec|client|format|schema|endpoints?)\b", re.IGNORECASE)
 # "which 3.4 patch version": the release is the subject asked about, not the documentation to read.

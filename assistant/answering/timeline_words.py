@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.answering.product_names import OTHER_SOFTWARE
 from assistant.library.terms import identifiers, is_identifier, strength, token_pattern
 from assistant.library.timeline import Timeline
 
@@ -416,7 +417,7 @@ PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr
 # "how long has X been around", "X: appeared in?", "X was taken out when"; never a "when" of use or of a clause
 # ("when should I", "when I restart", "fails when the target sends ...").
 # Another thing's versions ("which python versions does flask 2.2 support"), never the product's releases asked.
-OTHERS = r"(?!(?:python|go|golang|java|node|nodejs|kubernetes|k8s|tls|ssl|openssl|os|windows|macos|browser|docker)\s)"
+OTHERS = rf"(?!(?:{'|'.join(sorted(OTHER_SOFTWARE | {'os', 'browser'}))})\s)"
 TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had|is|are|does|do|could|can|exactly)\b|\bwhen\s*(?:[?,.!:;]|$)|"
                   rf"\b(?:wh?ich|what)\s+{OTHERS}(?:\w+\s+){{0,2}}(?:releases?|versions?)\b|"
                   r"\b(?:wh?ich|what)\s+\w+\s+(?:gave|brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?|"
