@@ -79,8 +79,8 @@ def read_rst(data: bytes, path: Path) -> ParsedDocument:
             text, style, used = found
             if style not in styles:
                 styles.append(style)
-            out.heading(styles.index(style) + 1, text)
             parent, entry, skip_deeper, options = (styles.index(style) + 1, text), None, None, False
+            out.heading(*parent)
             title = title or text
             i += used
             continue
@@ -102,7 +102,8 @@ def read_rst(data: bytes, path: Path) -> ParsedDocument:
         directive = _DIRECTIVE.match(rest) if explicit else None
         name = directive.group(1).lower() if directive else ""
         arg = render_roles((directive.group(2) or "").strip()) if directive else ""
-        if entry is not None and indent <= entry and not (_OBJECT.match(name) and arg):
+        described = bool(_OBJECT.match(name) and arg)  # an object description: `.. py:data:: NAME`
+        if entry is not None and indent <= entry and not described:
             entry = None  # back at the directive's indentation: the entry has ended
             if parent:
                 out.heading(*parent)
@@ -113,7 +114,7 @@ def read_rst(data: bytes, path: Path) -> ParsedDocument:
                 out.add(line[:indent] + render_roles(rest))
             else:
                 skip_deeper = indent
-        elif _OBJECT.match(name) and arg and (entry is None or indent <= entry):
+        elif described and (entry is None or indent <= entry):
             out.heading((parent[0] if parent else 0) + 1, arg)  # an entry of the reference: its own section,
             out.add(line[:indent] + arg)  # opening with its signature, as the built page shows it (autodoc: only that)
             entry, options = indent, True
