@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Build the held-back corpora: the Sphinx docs that ship inside Flask's and Click's source distributions.
+"""Build the held-back corpora: the Sphinx docs that ship inside Pallets projects' source distributions.
 
-    python scripts/fetch_heldback_docs.py /tmp/heldback
+    python scripts/fetch_heldback_docs.py /tmp/heldback                       # flask and click
+    python scripts/fetch_heldback_docs.py /tmp/heldback2 jinja2 werkzeug      # the second pair
 
 Downloads each release's sdist from the package index pip is configured with (no other network), then lays out
 OUT/<product>/<release>/ with the sdist's docs/ folder and its CHANGES.rst, keeping only .rst files: the shape a
@@ -22,7 +23,10 @@ from pathlib import Path
 RELEASES = {
     "flask": ["1.1.4", "2.2.5", "3.0.3"],
     "click": ["7.1.2", "8.0.0", "8.1.7"],
+    "jinja2": ["2.11.3", "3.0.3", "3.1.4"],
+    "werkzeug": ["1.0.1", "2.0.3", "3.0.6"],
 }
+FIRST_PAIR = ["flask", "click"]
 
 
 def fetch(product: str, release: str, out: Path, work: Path) -> int:
@@ -54,9 +58,14 @@ def fetch(product: str, release: str, out: Path, work: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path, help="folder to build (its product/release folders are replaced)")
+    ap.add_argument("products", nargs="*", metavar="PRODUCT",
+                    help=f"products to fetch, of {', '.join(RELEASES)} (default: {' '.join(FIRST_PAIR)})")
     args = ap.parse_args(argv)
-    for product, releases in RELEASES.items():
-        for release in releases:
+    unknown = [p for p in args.products if p not in RELEASES]
+    if unknown:
+        ap.error(f"unknown product {', '.join(unknown)}; known: {', '.join(RELEASES)}")
+    for product in args.products or FIRST_PAIR:
+        for release in RELEASES[product]:
             with tempfile.TemporaryDirectory() as tmp:
                 n = fetch(product, release, args.out, Path(tmp))
             print(f"{product} {release}: {n} files")
