@@ -175,3 +175,49 @@ def test_a_manifest_from_before_page_labels_gains_the_column(tmp_path):
     manifest.commit_indexed("p", "r", "b.pdf", "h", 1, 2, [], [
         ContextRow("c1", "p", "r", "b.pdf", 0, "T", "", 3, "new text", "new text", "i")], recipe="x")
     assert (manifest.contexts(["c1"])["c1"].page, manifest.contexts(["c1"])["c1"].page_label) == (3, "i")
+
+
+def _book_pdf(path: Path, chapters: list[tuple[str, list[str]]], front: int = 2) -> Path:
+    """A book as LaTeX and texinfo print one, with no page labels in its catalogue: `front` unnumbered pages, then
+    chapters whose pages carry a running head naming the chapter with the printed page number (even pages
+    "N | etcd guide" at the left, odd pages "Chapter k: Title | N" at the right), the body counted from 1."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4)
+    width, height = A4
+    for number in range(1, front + 1):
+        pdf.drawString(72, height - 100, "etcd operations guide" if number == 1 else f"Copyright notice ({number})")
+        pdf.showPage()
+    printed = 0
+    for k, (title, pages) in enumerate(chapters, 1):
+        for body in pages:
+            printed += 1
+            if printed % 2:
+                pdf.drawString(72, height - 40, f"Chapter {k}: {title}")
+                pdf.drawRightString(width - 72, height - 40, str(printed))
+            else:
+                pdf.drawString(72, height - 40, str(printed))
+                pdf.drawRightString(width - 72, height - 40, "etcd guide")
+            y = height - 100
+            for line in body.splitlines():
+                pdf.drawString(72, y, line)
+                y -= 16
+            pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_running_heads_that_name_their_chapter_go_and_their_numbers_label_the_pages(tmp_path):
+    # Real etcd v3.6 text, 4 pages to a chapter; three pages end on the same line of code, which must stay.
+    text = (CORPORA / "etcd" / "v3.6" / "op-guide" / "maintenance.md").read_text(encoding="utf-8")
+    prose = [line for line in text.splitlines() if len(line) > 40 and not line.startswith(("#", "```", "|"))][:16]
+    pages = [f"{a[:90]}\n{b[:90]}" + ("\nexit 1" if i < 3 else "") for i, (a, b) in enumerate(zip(prose[::2], prose[1::2]))]
+    book = _book_pdf(tmp_path / "book.pdf", [("Maintenance", pages[:4]), ("Defragmentation", pages[4:])])
+    doc = read_document(book)
+    lines = _lines(doc)
+    assert not [line for line in lines if "Chapter " in line or "etcd guide" in line]
+    assert sum(line == "exit 1" for line in lines) == 3  # code at a page's edge repeats, but no number runs in it
+    labels = {sec.page: sec.page_label for sec in doc.sections}
+    assert labels[1] is None and labels[3] == "1" and labels[6] == "4" and labels[10] == "8"
+    assert all(prose[0][:60] in sec.text for sec in doc.sections if sec.page == 3)

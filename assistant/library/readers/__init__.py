@@ -26,7 +26,9 @@ SUPPORTED_SUFFIXES = tuple(_KINDS)
 # printed page labels kept; Markdown headings keep `<code>` in backticks (Prometheus' `<scrape_config>`). 5: PDF
 # headings without an outline: contents entries skipped, bold body-size headings, FAQ questions (eval/pdf.jsonl).
 # 6: reStructuredText as Sphinx renders it (version notes, object descriptions as entries, roles as their text).
-READER_VERSION = 6
+# 7: PDF running heads that name their chapter and carry the page number dropped; those numbers label the pages of a
+# PDF without page labels (LaTeX and texinfo manuals).
+READER_VERSION = 7
 _LABELS = {"pdf": "a PDF", "docx": "a Word document", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 
 # Line-based parsers (and their regexes) assume prose; a 1 MB line is a data dump or minified blob. Each line

@@ -17,6 +17,7 @@ from assistant.library.readers.pdf_layout import (
     follows,
     join_hyphenated,
     numbered_heading,
+    printed_page_numbers,
     strip_running_lines,
     table_lines,
     title_line,
@@ -73,6 +74,8 @@ def read_pdf(data: bytes, path: Path) -> ParsedDocument:
                               f"by page {number} (split it)")
     page_lines = [[] if contents_page(lines) else lines for lines in join_hyphenated(strip_running_lines(extracted))]
     labels = _page_labels(reader, len(pages))
+    if not any(labels):  # no printed labels in the PDF's catalogue: the numbers its headers and footers print
+        labels = printed_page_numbers(extracted)
     starts = _outline_starts(reader)
     if starts:
         sections = _outline_sections(page_lines, starts, labels)

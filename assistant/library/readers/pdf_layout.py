@@ -11,6 +11,8 @@ from collections import Counter
 _PAGE_NUMBER = re.compile(r"(?i)^[\s\-–—|]*(page\s*)?(\d{1,5}|[ivxlcdm]{1,8})(\s*(of|/)\s*\d{1,5})?[\s\-–—|]*$")
 _ROMAN = re.compile(r"(?i)\b(?=[ivxlcdm]+\b)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})\b")
 _EDGE_LINES = 2  # running headers and footers live in the first and last two lines of a page
+_RUNNING_MIN = 2  # pages a header or footer carrying the page number must be seen on (a short chapter's odd pages)
+_RUNNING_WORDS = 12  # and at most this many words: a running head is a title, not a sentence
 _COLUMN_GAP = re.compile(r" {3,}")  # layout mode pads table columns with spaces; justified prose gets two
 _BULLET_GAP = re.compile(r"^([•◦▪‣·*-]) \| ")
 _HYPHENATED = re.compile(r"([A-Za-z]{2,})-$")
@@ -38,21 +40,61 @@ def _normalise(line: str) -> str:
 
 
 def strip_running_lines(pages: list[list[str]]) -> list[list[str]]:
-    """Drop bare page numbers (arabic or roman) and lines repeated at the top or bottom of more than half the
-    pages."""
-    edges = []
-    for lines in pages:
-        filled = [i for i, line in enumerate(lines) if line.strip()]
-        edges.append(set(filled[:_EDGE_LINES] + filled[-_EDGE_LINES:]))
+    """Drop bare page numbers (arabic or roman), lines repeated at the top or bottom of more than half the pages,
+    and headers or footers that carry the page's number (a chapter's running header, an even or odd page's)."""
+    edges = _edges(pages)
     counts: Counter[str] = Counter()
     for lines, edge in zip(pages, edges):
         counts.update({_normalise(lines[i]) for i in edge})
     repeated = {line for line, count in counts.items() if count >= 2 and count * 2 > len(pages)}
+    repeated |= set(_page_numbered(pages, edges))
     return [
         [line for i, line in enumerate(lines)
          if not (i in edge and (_normalise(line) in repeated or _PAGE_NUMBER.match(line)))]
         for lines, edge in zip(pages, edges)
     ]
+
+
+def printed_page_numbers(pages: list[list[str]]) -> list[str | None]:
+    """The page number printed in each page's running header or footer, for a PDF that carries no page labels: None
+    where it is the page's index, or where none is printed and the pages either side do not agree on it."""
+    offsets: list[int | None] = [None] * len(pages)
+    for line, by_page in _page_numbered(pages, _edges(pages)).items():
+        for index, offset in by_page.items():
+            offsets[index] = offset
+    known = [i for i, offset in enumerate(offsets) if offset is not None]
+    for before, after in zip(known, known[1:]):
+        if offsets[before] == offsets[after]:  # a chapter's first page often prints no header
+            offsets[before:after] = [offsets[before]] * (after - before)
+    return [str(index + offset) if offset not in (None, 1) and index + offset > 0 else None
+            for index, offset in enumerate(offsets)]
+
+
+def _edges(pages: list[list[str]]) -> list[set[int]]:
+    edges = []
+    for lines in pages:
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        edges.append(set(filled[:_EDGE_LINES] + filled[-_EDGE_LINES:]))
+    return edges
+
+
+def _page_numbered(pages: list[list[str]], edges: list[set[int]]) -> dict[str, dict[int, int]]:
+    """Edge lines that print the page's number, each with {page index: printed number - index}: lines that read
+    the same but for an arabic number at their start or end, on at least two pages, the number running with the
+    page. A line of code at a page's edge ("exit 1") repeats too, but its number does not run."""
+    seen: dict[str, dict[int, int]] = {}
+    for index, (lines, edge) in enumerate(zip(pages, edges)):
+        for i in sorted(edge):
+            tokens = [t for t in re.split(r"[\s|]+", lines[i]) if t]
+            number = next((int(t) for t in (tokens[-1:] + tokens[:1]) if t.isdigit() and len(t) <= 4), None)
+            if number is not None and len(tokens) <= _RUNNING_WORDS:
+                seen.setdefault(_normalise(lines[i]), {}).setdefault(index, number - index)
+    running = {}
+    for line, by_page in seen.items():
+        offset, count = Counter(by_page.values()).most_common(1)[0]
+        if count >= _RUNNING_MIN:
+            running[line] = {index: o for index, o in by_page.items() if o == offset}
+    return running
 
 
 def table_lines(raw: list[str]) -> list[str]:
