@@ -175,7 +175,7 @@ def check_timeline_item(it: dict) -> list:
             errs.append(f"{iid}: id must look like tl-001")
     elif product in RELEASES or len(product_releases(product)) < 2:
         return errs + [f"{iid}: product must be etcd, prometheus or a product with release folders under {CORPORA}"]
-    elif not re.fullmatch(r"(?:[a-z]+-)?tl-\d{3}", str(iid)):
+    elif not re.fullmatch(r"(?:[a-z][a-z0-9]*-)?tl-\d{3}", str(iid)):
         errs.append(f"{iid}: id must look like tl-001 or hb-tl-001")
     order = product_releases(product)
     if kind not in TIMELINE_KINDS:
