@@ -6,7 +6,7 @@
 
 The PDF question set of eval/pdf*.jsonl runs over manuals we typeset ourselves (scripts/make_pdf_corpus.py), so it
 cannot show how the reader copes with PDFs made by other tools: texinfo (bashref.pdf, octave.pdf), groff (bash.pdf,
-a man page), LaTeX (gnuplot.pdf) and texinfo again (liboctave.pdf), with their running headers and footers,
+a man page) and LaTeX (gnuplot.pdf; liboctave.pdf is texinfo too), with their running headers and footers,
 roman-numbered front matter, two-column indexes, ligatures, hyphenation, tables and page labels. Each package is
 downloaded with `apt-get download` (no other network), unpacked with `dpkg-deb -x`, and its PDFs are laid out as
 OUT/<product>/<release>/<name>.pdf with the package's upstream version (major.minor) as the release. Each product
@@ -58,8 +58,6 @@ def lay_out(deb: Path, product: str, members: list[str], out: Path) -> list[Path
         subprocess.run(["dpkg-deb", "-x", str(deb), tmp], check=True)
         for member in members:
             src = Path(tmp) / member
-            if not src.is_file() and Path(f"{src}.gz").is_file():  # some releases ship the PDF gzipped
-                subprocess.run(["gunzip", "-k", f"{src}.gz"], check=True)
             dest = target / src.name
             shutil.copyfile(src, dest)
             written.append(dest)
