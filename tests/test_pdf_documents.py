@@ -221,3 +221,21 @@ def test_running_heads_that_name_their_chapter_go_and_their_numbers_label_the_pa
     labels = {sec.page: sec.page_label for sec in doc.sections}
     assert labels[1] is None and labels[3] == "1" and labels[6] == "4" and labels[10] == "8"
     assert all(prose[0][:60] in sec.text for sec in doc.sections if sec.page == 3)
+
+
+def test_ligatures_and_the_typeset_minus_read_as_typed(tmp_path):
+    # groff and TeX print "file" with the fi ligature and an option's dash as U+2212: a search for "file" or "-e"
+    # must find them. Drawn in reportlab's own Vera font, which has both glyphs, so pypdf extracts them as printed.
+    import reportlab
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    pdfmetrics.registerFont(TTFont("Vera", str(Path(reportlab.__file__).parent / "fonts" / "Vera.ttf")))
+    pdf = canvas.Canvas(str(tmp_path / "man.pdf"))
+    pdf.setFont("Vera", 11)
+    pdf.drawString(72, 700, "\u2212e  Exit immediately if a pipeline returns a non\u2212zero status, see the \ufb01le \ufb02ags.")
+    pdf.showPage()
+    pdf.save()
+    text = read_document(tmp_path / "man.pdf").sections[0].text
+    assert text.startswith("-e") and "non-zero" in text and "file flags" in text, text

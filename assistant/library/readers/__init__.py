@@ -27,7 +27,7 @@ SUPPORTED_SUFFIXES = tuple(_KINDS)
 # headings without an outline: contents entries skipped, bold body-size headings, FAQ questions (eval/pdf.jsonl).
 # 6: reStructuredText as Sphinx renders it (version notes, object descriptions as entries, roles as their text).
 # 7: PDF running heads that name their chapter and carry the page number dropped; those numbers label the pages of a
-# PDF without page labels (LaTeX and texinfo manuals).
+# PDF without page labels (LaTeX and texinfo manuals); ligatures spelled out, the typeset minus read as "-".
 READER_VERSION = 7
 _LABELS = {"pdf": "a PDF", "docx": "a Word document", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 

@@ -17,6 +17,7 @@ from assistant.library.readers.pdf_layout import (
     follows,
     join_hyphenated,
     numbered_heading,
+    plain_glyphs,
     printed_page_numbers,
     strip_running_lines,
     table_lines,
@@ -103,7 +104,7 @@ def _page_lines(page: PageObject, number: int) -> list[str]:
             raw = page.extract_text()
         except Exception as exc:
             raise ReadFailure(f"PDF is damaged: cannot extract text from page {number}: {brief(exc)}") from exc
-    return table_lines(raw.splitlines())
+    return table_lines(plain_glyphs(raw).splitlines())
 
 
 def _pdf_meta_title(reader: PdfReader) -> str:

@@ -33,6 +33,17 @@ _CONTENTS_SHARE = 0.6  # of a page's lines, for the page to be a contents page
 _CONTENTS_MIN = 5
 
 
+# Glyphs a PDF's fonts print that no one types: ligatures ("ﬁle" is "file" to a reader and to BM25), the typeset
+# minus sign of an option ("−e"), C1 control codes some fonts map their bullets to.
+_GLYPHS = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+                         "\ufb05": "st", "\ufb06": "st", "\u2212": "-", **{chr(c): "•" for c in range(0x80, 0xA0)}})
+
+
+def plain_glyphs(line: str) -> str:
+    """A line with ligatures spelled out, the minus sign as a hyphen-minus and control-code bullets as bullets."""
+    return line.translate(_GLYPHS)
+
+
 def _normalise(line: str) -> str:
     """A running line with its page number (arabic or roman) blanked, so every page's copy reads the same."""
     line = _ROMAN.sub(lambda m: "#" if m.group(0) else "", line.lower())
