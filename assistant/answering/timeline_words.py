@@ -408,7 +408,7 @@ CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.
 # never what it still does: "does X still default to 50?"); "did X exist back in Y?", "is X a thing in Y?" (PRESENT).
 STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|covered|there|around|present|available|"
                    r"supported|needed|required|valid|accepted|included|in\b|ok(?:ay)?\b|work(?:s|ing)?|a\s+(?:thing|flag|option|"
-                   r"setting|feature)|an\s+option|part\s+of|exists?)|exist\w*)\b|\b(?:there|around|available|supported|"
+                   r"setting|feature)|an\s+option|part\s+of|exists?|(?:list|document|mention|cover|show)s?)|exist\w*)\b|\b(?:there|around|available|supported|"
                    r"documented|listed)\s+any\s*more\b", re.IGNORECASE)
 PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it|"
                      r"available|usable|there|present|documented|covered|listed|included|a\s+thing)\b", re.IGNORECASE)
