@@ -41,7 +41,8 @@ from assistant.answering.value_changes import (
 )
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
+from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, is_release_notes,
+                                     notes_rank)
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 from assistant.library.versions import sort_releases
@@ -312,7 +313,8 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
         lines.append(f"{s.path} › {s.heading} {cite_section(ans, s, None)}: {', '.join(given) or excerpt(s.text, None)}")
     # The docs' own account first: release notes and upgrade guides new or changed in the newer release.
     notes = sorted((c for c in changes if c.new is not None and c.kind != "removed" and
-                    is_release_notes(c.path, c.heading)), key=lambda c: (notes_rank(c.path, new), c.path, c.new.ord))
+                    is_release_notes(c.path, c.heading)),
+                   key=lambda c: (notes_rank(c.path, new), history_rank(c.new, new), c.path, c.new.ord))
     in_notes: dict[str, int] = {}
     if notes and not q.term:
         named = list(dict.fromkeys(t for c in notes for t in identifiers(c.new.text)))

@@ -20,7 +20,7 @@ from assistant.answering.timeline_evidence import decide_kind, may_decide, may_t
 from assistant.answering.timeline_words import (FATE, REMOVED, STOP, TIME, code_word, find_term, heading_match,
                                                stated_release)
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import is_release_notes
+from assistant.library.diffs import history_version, is_release_notes, release_of
 from assistant.library.terms import identifiers, is_identifier, normal_term, qualified_pattern, token_pattern
 from assistant.library.timeline import Occurrence, Timeline
 from assistant.library.versions import sort_releases
@@ -250,6 +250,13 @@ class _Reader:
         self.occ = timeline.occurrences(q.product, q.term) if q.term else []
         if q.place:  # a heading said in words is read in its own section only
             self.occ = [o for o in self.occ if o.heading.lower().endswith(q.place.lower())]
+        versions = [history_version(o.path, o.heading) for o in self.occ]
+        if any(v is None for v in versions):
+            # Documented beside its changelog: a changelog's section of an older version, which every later
+            # release carries again, tells of that version, not of the later release ("JSONEncoder" in 3.0.3's
+            # history of 2.2.0 is no sign that 3.0.3 has it). A name only the changelogs hold keeps every mention.
+            held = q.all_releases or timeline.releases(q.product)
+            self.occ = [o for o, v in zip(self.occ, versions) if v is None or release_of(v, held) == o.release]
         self._texts: dict[tuple[str, str, int], str] = {}
 
     def text(self, o: Occurrence) -> str:
