@@ -28,6 +28,7 @@ from assistant.answering.timeline_questions import (
     answer_term_question,
     excerpt,
     parse_timeline_question,
+    spelled,
     term_lines,
 )
 from assistant.answering.timeline_words import stem, words_of
@@ -65,8 +66,20 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
         else answer_term_question(q, timeline)
     found.product_source = q.product_source
-    found.answer = as_list(found.answer)
+    found.answer = as_list(_as_the_docs_write(found.answer, q, timeline, question))
     return found
+
+
+def _as_the_docs_write(answer: str, q: TimelineQuestion, timeline: Timeline, question: str) -> str:
+    """The answer with the term written as the docs spell it (`SESSION_COOKIE_SAMESITE`, `JSONEncoder`), not as the
+    timeline keys it (lower case); as the question writes it when the docs hold it nowhere."""
+    if not q.term or f"`{q.term}`" not in answer:
+        return answer
+    occ = timeline.occurrences(q.product, q.term, scan=False)[:1] or timeline.occurrences(q.product, q.term)[:1]
+    row = timeline.section(q.product, occ[0].release, occ[0].path, occ[0].ord) if occ else None
+    written = spelled(q.term, row.text if row else "")
+    written = spelled(q.term, question) if written == q.term else written
+    return answer.replace(f"`{q.term}`", f"`{written}`")
 
 
 def _area_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
@@ -317,7 +330,7 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
                    key=lambda c: (notes_rank(c.path, new), history_rank(c.new, new), c.path, c.new.ord))
     in_notes: dict[str, int] = {}
     if notes and not q.term:
-        named = list(dict.fromkeys(t for c in notes for t in identifiers(c.new.text)))
+        named = list(dict.fromkeys(spelled(t, c.new.text) for c in notes for t in identifiers(c.new.text)))
         in_notes = {t: i for i, t in enumerate(named)}
         named = named[:MAX_TERMS]
         lines.append(f"The release notes and upgrade guides of {new} "

@@ -25,7 +25,7 @@ from assistant.library.terms import identifiers, is_identifier, normal_term, qua
 from assistant.library.timeline import Occurrence, Timeline
 from assistant.library.versions import sort_releases
 
-__all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_question", "answer_term_question",
+__all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_question", "answer_term_question", "spelled",
            "term_lines", "excerpt", "phrase_kind"]
 
 Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_releases", "changed_in",
@@ -207,6 +207,13 @@ def _fate_of(question: str, term: str | None, ignore: set[str] = frozenset()) ->
 
 
 # -- reading the docs ---------------------------------------------------------------------------------------------
+def spelled(name: str, text: str) -> str:
+    """A name as `text` first writes it (`SESSION_COOKIE_SAMESITE` for the timeline's `session_cookie_samesite`),
+    else as given."""
+    m = token_pattern(name).search(text) if name else None
+    return m.group(0) if m else name
+
+
 def term_lines(text: str, term: str) -> list[int]:
     """Indexes of the lines of `text` that hold the term as a whole token; for a bare API name that no line holds
     whole, the lines that qualify it (`MultiCommand.resultcallback`), as `Timeline.occurrences` finds them."""
@@ -304,6 +311,12 @@ class _Reader:
             return None
         for term in dict.fromkeys([self.q.term, self.q.term.lstrip("-")]):
             occ = self.occ if term == self.q.term else self.timeline.occurrences(self.q.product, term)
+            if term == self.q.term:  # and where the docs qualify it: "``click.get_terminal_size()`` is deprecated"
+                seen = {(o.release, o.path, o.ord) for o in occ}
+                order = {r: i for i, r in enumerate(self.q.all_releases)}
+                occ = sorted(occ + [o for o in self.timeline.qualifying(self.q.product, term)
+                                    if (o.release, o.path, o.ord) not in seen],
+                             key=lambda o: (order.get(o.release, len(order)), o.path, o.ord))
             for o in occ:
                 lines = self.text(o).splitlines()
                 for i in term_lines(self.text(o), term):
@@ -391,6 +404,8 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
         if asked in live or asked in present and not r.gone(asked):
             ans.answer = f"Yes: {q.product} {asked} documents {name} {ans.cite(r.cited(r.best(asked)))}."
         else:
+            # The releases that have it: never the one asked, whose notes only say it went.
+            present = [rel for rel in present if rel != asked] or present
             ans.answer = f"No: {q.product} {asked} does not mention {name}. It appears in {', '.join(present)} " \
                          f"{ans.cite(r.cited(r.best(present[0])))}."
             ans.absent_in, ans.other_releases = [asked], present
