@@ -24,7 +24,8 @@ V100 = "- Add ``OldEncoder`` for JSON. Fix a typo in the tutorial."
 # release -> path -> [(breadcrumb, text)]; each release's CHANGES.rst holds every older version's section again.
 DOCS = {
     "1.1.4": {"CHANGES.rst": [("Version 1.1.4", "- Fix a crash."), ("Version 1.0.0", V100)],
-              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON.")]},
+              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON."),
+                          ("API > App", "Set the ``json_encoder`` attribute to change JSON.")]},
     "2.2.5": {"CHANGES.rst": [("Version 2.2.5", "- Fix a leak."), ("Version 2.2.0", V220),
                               ("Version 1.1.4", "- Fix a crash."), ("Version 1.0.0", V100)],
               "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON. Deprecated since version 2.2.")]},
@@ -102,3 +103,11 @@ def test_an_old_version_section_is_no_sign_a_later_release_has_the_term(timeline
     listed = ask(timeline, "which webfw releases document OldEncoder")
     assert listed.kind == "which_releases"
     assert "3.0.3" not in listed.answer.splitlines()[0] and "2.2.5" in listed.answer.splitlines()[0]
+
+
+def test_a_deprecation_stated_of_the_qualified_name_is_the_docs_statement(timeline):
+    """1.1.4 documents `json_encoder` bare; 2.2.0's notes deprecate it only as ``app.json_encoder`` (the token rule
+    never matches a name after "app."): the statement is read, 2.2.5 named."""
+    a = ask(timeline, "json_encoder deprecated in which release")
+    assert a.kind == "deprecated" and a.answer.split(":")[0].endswith("2.2.5"), a.answer
+    assert "app.json_encoder`` is deprecated" in a.answer
