@@ -48,7 +48,7 @@ from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 from assistant.library.versions import sort_releases
 
-__all__ = ["answer_timeline_question", "answer_change_question", "phrase", "term_value"]
+__all__ = ["answer_timeline_question", "answer_change_question", "as_the_docs_write", "phrase", "term_value"]
 
 
 def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -66,11 +66,11 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
         else answer_term_question(q, timeline)
     found.product_source = q.product_source
-    found.answer = as_list(_as_the_docs_write(found.answer, q, timeline, question))
+    found.answer = as_list(as_the_docs_write(found.answer, q, timeline, question))
     return found
 
 
-def _as_the_docs_write(answer: str, q: TimelineQuestion, timeline: Timeline, question: str) -> str:
+def as_the_docs_write(answer: str, q: TimelineQuestion, timeline: Timeline, question: str) -> str:
     """The answer with the term written as the docs spell it (`SESSION_COOKIE_SAMESITE`, `JSONEncoder`), not as the
     timeline keys it (lower case); as the question writes it when the docs hold it nowhere."""
     if not q.term or f"`{q.term}`" not in answer:

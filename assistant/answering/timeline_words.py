@@ -418,10 +418,11 @@ PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr
 # ("when should I", "when I restart", "fails when the target sends ...").
 # Another thing's versions ("which python versions does flask 2.2 support"), never the product's releases asked.
 OTHERS = rf"(?!(?:{'|'.join(sorted(OTHER_SOFTWARE | {'os', 'browser'}))})\s)"
+# "X added in? (2.x i think)": an aside in brackets may follow the question mark.
 TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had|is|are|does|do|could|can|exactly)\b|\bwhen\s*(?:[?,.!:;]|$)|"
                   rf"\b(?:wh?ich|what)\s+{OTHERS}(?:\w+\s+){{0,2}}(?:releases?|versions?)\b|"
                   r"\b(?:wh?ich|what)\s+\w+\s+(?:gave|brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?|"
-                  r"\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\bin\s+which\b|\bin\s*\?\s*$|"
+                  r"\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\bin\s+which\b|\bin\s*\?\s*(?:\([^()]*\)\s*)?$|"
                   r"\b(?:first|last|latest|earliest)\s+(?:\w+\s+)?(?:releases?|versions?)\b|\bhow\s+long\s+(?:has|have)\b",
                   re.IGNORECASE)
 # Its presence asked of what the user may do with it: "will 3.5 let me pass X", "X - can I set it in 2.53", "does
