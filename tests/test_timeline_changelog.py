@@ -28,12 +28,15 @@ DOCS = {
                           ("API > App", "Set the ``json_encoder`` attribute to change JSON.")]},
     "2.2.5": {"CHANGES.rst": [("Version 2.2.5", "- Fix a leak."), ("Version 2.2.0", V220),
                               ("Version 1.1.4", "- Fix a crash."), ("Version 1.0.0", V100)],
-              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON. Deprecated since version 2.2.")]},
+              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON. Deprecated since version 2.2.")],
+              "installation.rst": [("Installation > Python Version", "We recommend the latest version of Python. "
+                                    "Webfw supports Python\n3.7 and newer.")]},
     # 3.0.3's changelog also fixes a typo in the 1.0.0 section: no change of 3.0.3.
     "3.0.3": {"CHANGES.rst": [("Version 3.0.3", "- Fix a bug."), ("Version 2.3.0", V230), ("Version 2.2.5", "- Fix a leak."),
                               ("Version 2.2.0", V220), ("Version 1.1.4", "- Fix a crash."),
                               ("Version 1.0.0", V100.replace("typo", "spelling mistake"))],
-              "api.rst": [("API > JSON", "The ``JSONProvider`` class encodes JSON.")]},
+              "api.rst": [("API > JSON", "The ``JSONProvider`` class encodes JSON.")],
+              "installation.rst": [("Installation > Python Version", "Webfw supports Python 3.8 and newer.")]},
 }
 
 
@@ -111,3 +114,12 @@ def test_a_deprecation_stated_of_the_qualified_name_is_the_docs_statement(timeli
     a = ask(timeline, "json_encoder deprecated in which release")
     assert a.kind == "deprecated" and a.answer.split(":")[0].endswith("2.2.5"), a.answer
     assert "app.json_encoder`` is deprecated" in a.answer
+
+
+def test_another_softwares_version_is_compared_as_the_docs_state_it(timeline):
+    """"min python version": the sentence of each release's docs (not its notes, which name Python 3.7 as dropped in
+    2.3.0) saying which Python versions it supports, both quoted."""
+    a = ask(timeline, "min python version change from webfw 2.2.5 to 3.0.3?")
+    assert a.answer.startswith("Yes"), a.answer
+    assert "Python 3.7 and newer" in a.answer and "Python 3.8 and newer" in a.answer
+    assert [c.path for c in a.cited] == ["installation.rst", "installation.rst"]

@@ -36,6 +36,8 @@ from assistant.answering.value_changes import (
     cite_section,
     did_change,
     misspelt_value,
+    software_asked,
+    software_change,
     spelled_key,
     term_value,
     value_in_words,
@@ -228,6 +230,10 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
             o.release for o in timeline.occurrences(q.product, q.term or "", scan=False)} if q.term else set()):
         # The name read is in neither release: a key said in words ("the trace id label") whose spelling changed?
         found = spelled_key(q, timeline, question, old, new, ans)
+        if found is not None:
+            return found
+    if q.kind in ("did_change", "changed_between") and question and software_asked(question):
+        found = software_change(q, timeline, question, old, new, ans)  # "min python version change from 2.2 to 3.0?"
         if found is not None:
             return found
     if q.kind == "did_change":
