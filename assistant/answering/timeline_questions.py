@@ -134,7 +134,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
     # A name, not one plain word of the question as it stands ("behaviour"): cues in any words apply to it.
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
-    # A name as the question writes it, too: "JSONEncoder" is CamelCase there, "jsonencoder" only as the timeline keys it.
+    # A name as the question writes it, too: "JSONEncoder" is CamelCase there, the timeline keys it "jsonencoder".
     written = re.search(r"(?<![\w-])" + re.escape(term) + r"(?![\w-])", question, re.IGNORECASE) if term else None
     a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
                                    or term.lower() not in said or written is not None

@@ -33,8 +33,9 @@ _NOTES_HEADING = re.compile(r"^\W*(?:change[-_ ]?log|changes\b|release[-_ ]?note
 # "[1.2.3] - 2024-01-02", "Release 1.2 (unreleased)"): the version, then at most a date, "(unreleased)" or a note in
 # brackets. "3.5 upgrade guide" is no such heading.
 _VERSION_HEADING = re.compile(r"^\W*(?:(?:version|release)\s+)?\[?v?(\d+(?:\.\d+)+)(?:[-.]?(?:rc|a|b|alpha|beta|dev)\.?"
-                              r"\d*)?\]?\s*(?:[-/–—:,]\s*)?(?:\(?(?:released\s+(?:on\s+)?)?\d{4}-\d{1,2}-\d{1,2}\)?|"
-                              r"\(?unreleased\)?|\([^)]*\))?\s*$", re.IGNORECASE)
+                              r"\d*)?\]?\s*(?:[-/–—:,]\s*)?"
+                              r"(?:\(?(?:released\s+(?:on\s+)?)?\d{4}-\d{1,2}-\d{1,2}\)?|\(?unreleased\)?|\([^)]*\))?\s*$",
+                              re.IGNORECASE)
 
 
 def history_version(path: str, heading: str) -> str | None:
