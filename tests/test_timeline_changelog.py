@@ -123,3 +123,9 @@ def test_another_softwares_version_is_compared_as_the_docs_state_it(timeline):
     assert a.answer.startswith("Yes"), a.answer
     assert "Python 3.7 and newer" in a.answer and "Python 3.8 and newer" in a.answer
     assert [c.path for c in a.cited] == ["installation.rst", "installation.rst"]
+
+
+def test_a_change_asked_yes_or_no_after_another_clause_is_answered_yes_or_no(timeline):
+    """The question opens with its topic; "did it change" comes after: the listing of what changed opens "Yes"."""
+    a = ask(timeline, "the JSON classes: OldEncoder or JSONProvider? did it change 2.2.5 to 3.0.3")
+    assert a.kind == "changed_between" and a.answer.startswith("Yes: what changed"), a.answer

@@ -247,7 +247,18 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
         found = in_area(q, timeline, diff, ans, question, beside=set(q.listing[0].split()))  # "new downgrade
         if found is not None:  # messages in the 3.6 grpc api ref?"
             return found
-    return _what_changed(q, diff, ans, listed, _family(timeline, q.product, q.term))
+    found = _what_changed(q, diff, ans, listed, _family(timeline, q.product, q.term))
+    if q.kind == "changed_between" and q.term and question and _ASKS_CHANGED.search(question) and \
+            found.answer.startswith(("What changed", "Nothing")):
+        # "setup.py or pyproject? did it change 2.2.5 to 3.0.3": a yes or no asked after another clause, answered so.
+        nothing = found.answer.startswith("Nothing")
+        found.answer = ("No: " if nothing else "Yes: ") + found.answer[0].lower() + found.answer[1:]
+    return found
+
+
+# A change asked as yes or no in a clause of its own, not opening the question (those are did_change already).
+_ASKS_CHANGED = re.compile(r"[?:;,\-–—]\s*(?:did|has|have|does|do|is|was|were)\b[^?]{0,60}?\b(?:chang|differ)\w*",
+                           re.IGNORECASE)
 
 
 _VERBS = {"added": "add|new|introduc", "new": "add|new|introduc", "introduced": "add|new|introduc",
