@@ -732,3 +732,18 @@ def test_a_behaviour_said_in_words_asked_as_still_so_quotes_the_newer_notes(libr
     # No notes heading says that much: left to search.
     assert ask(library, "prometheus", "do my recording rules still work in prometheus 3.5 like they did in 2.53?") \
         is None
+
+
+def test_round_11_door_families_a_written_name_a_fragment_between_releases_versions_with_x(library):
+    """Each fails on main at 5f29590 (searched, no timeline answer): a CamelCase name the question writes but the
+    timeline keys in lower case, asked with a release and no product; a name and two releases and nothing more;
+    the releases asked as the fragment's head; "still list"."""
+    a = ask(library, "etcd", "AuthStatusRequest still there in 3.4?")
+    assert a is not None and a.kind == "in_release" and a.answer.startswith("No"), a
+    assert "`AuthStatusRequest`" in a.answer  # as the docs write it
+    b = ask(library, "etcd", "--experimental-initial-corrupt-check between 3.5 and 3.6")
+    assert b is not None and b.kind == "changed_between" and {c.release for c in b.cited} >= {"v3.6"}
+    c = ask(library, "etcd", "versions with --max-learners?")
+    assert c is not None and c.kind == "which_releases" and releases_named(c.answer.splitlines()[0], ETCD3) == ["v3.6"]
+    d = ask(library, "etcd", "does the 3.4 configuration page still list --enable-v2")
+    assert d is not None and d.kind == "in_release" and d.answer.startswith("Yes")

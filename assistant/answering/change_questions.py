@@ -28,6 +28,7 @@ from assistant.answering.timeline_questions import (
     answer_term_question,
     excerpt,
     parse_timeline_question,
+    spelled,
     term_lines,
 )
 from assistant.answering.timeline_words import stem, words_of
@@ -35,18 +36,21 @@ from assistant.answering.value_changes import (
     cite_section,
     did_change,
     misspelt_value,
+    software_asked,
+    software_change,
     spelled_key,
     term_value,
     value_in_words,
 )
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import ReleaseDiff, SectionChange, diff_releases, is_release_notes, notes_rank
+from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, is_release_notes,
+                                     notes_rank)
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 from assistant.library.versions import sort_releases
 
-__all__ = ["answer_timeline_question", "answer_change_question", "phrase", "term_value"]
+__all__ = ["answer_timeline_question", "answer_change_question", "as_the_docs_write", "phrase", "term_value"]
 
 
 def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeline: Timeline, *,
@@ -64,8 +68,20 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     found = answer_change_question(q, timeline, question) if q.kind in ("changed_in", "changed_between", "did_change") \
         else answer_term_question(q, timeline)
     found.product_source = q.product_source
-    found.answer = as_list(found.answer)
+    found.answer = as_list(as_the_docs_write(found.answer, q, timeline, question))
     return found
+
+
+def as_the_docs_write(answer: str, q: TimelineQuestion, timeline: Timeline, question: str) -> str:
+    """The answer with the term written as the docs spell it (`SESSION_COOKIE_SAMESITE`, `JSONEncoder`), not as the
+    timeline keys it (lower case); as the question writes it when the docs hold it nowhere."""
+    if not q.term or f"`{q.term}`" not in answer:
+        return answer
+    occ = timeline.occurrences(q.product, q.term, scan=False)[:1] or timeline.occurrences(q.product, q.term)[:1]
+    row = timeline.section(q.product, occ[0].release, occ[0].path, occ[0].ord) if occ else None
+    written = spelled(q.term, row.text if row else "")
+    written = spelled(q.term, question) if written == q.term else written
+    return answer.replace(f"`{q.term}`", f"`{written}`")
 
 
 def _area_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
@@ -216,6 +232,10 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
         found = spelled_key(q, timeline, question, old, new, ans)
         if found is not None:
             return found
+    if q.kind in ("did_change", "changed_between") and question and software_asked(question):
+        found = software_change(q, timeline, question, old, new, ans)  # "min python version change from 2.2 to 3.0?"
+        if found is not None:
+            return found
     if q.kind == "did_change":
         return did_change(q, timeline, diff, ans)
     if not q.listing and (q.term is None or not is_identifier(q.term)):  # a place said in words, no name
@@ -227,7 +247,18 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
         found = in_area(q, timeline, diff, ans, question, beside=set(q.listing[0].split()))  # "new downgrade
         if found is not None:  # messages in the 3.6 grpc api ref?"
             return found
-    return _what_changed(q, diff, ans, listed, _family(timeline, q.product, q.term))
+    found = _what_changed(q, diff, ans, listed, _family(timeline, q.product, q.term))
+    if q.kind == "changed_between" and q.term and question and _ASKS_CHANGED.search(question) and \
+            found.answer.startswith(("What changed", "Nothing")):
+        # "setup.py or pyproject? did it change 2.2.5 to 3.0.3": a yes or no asked after another clause, answered so.
+        nothing = found.answer.startswith("Nothing")
+        found.answer = ("No: " if nothing else "Yes: ") + found.answer[0].lower() + found.answer[1:]
+    return found
+
+
+# A change asked as yes or no in a clause of its own, not opening the question (those are did_change already).
+_ASKS_CHANGED = re.compile(r"[?:;,\-–—]\s*(?:did|has|have|does|do|is|was|were)\b[^?]{0,60}?\b(?:chang|differ)\w*",
+                           re.IGNORECASE)
 
 
 _VERBS = {"added": "add|new|introduc", "new": "add|new|introduc", "introduced": "add|new|introduc",
@@ -312,10 +343,11 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
         lines.append(f"{s.path} › {s.heading} {cite_section(ans, s, None)}: {', '.join(given) or excerpt(s.text, None)}")
     # The docs' own account first: release notes and upgrade guides new or changed in the newer release.
     notes = sorted((c for c in changes if c.new is not None and c.kind != "removed" and
-                    is_release_notes(c.path, c.heading)), key=lambda c: (notes_rank(c.path, new), c.path, c.new.ord))
+                    is_release_notes(c.path, c.heading)),
+                   key=lambda c: (notes_rank(c.path, new), history_rank(c.new, new), c.path, c.new.ord))
     in_notes: dict[str, int] = {}
     if notes and not q.term:
-        named = list(dict.fromkeys(t for c in notes for t in identifiers(c.new.text)))
+        named = list(dict.fromkeys(spelled(t, c.new.text) for c in notes for t in identifiers(c.new.text)))
         in_notes = {t: i for i, t in enumerate(named)}
         named = named[:MAX_TERMS]
         lines.append(f"The release notes and upgrade guides of {new} "

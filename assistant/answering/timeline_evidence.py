@@ -131,8 +131,10 @@ _USE_WORDS = re.compile(r"^(?:let|pass|set|use|enable|turn|run|take|understand|k
 # Releases as such asked for ("which releases have X"), or chosen among ("which of the etcd versions", "all three").
 _WHICH = re.compile(rf"\b(?:wh?ich|what|list(?:\s+the)?)\s+{OTHERS}(?:\w+\s+)?(?:releases|versions)\b"
                     r"|\b(?:every|each)\s+(?:\w+\s+)?(?:release|version)\b|\bwhich\s+of\s+the\s+(?:\w+\s+){0,2}"
-                    r"(?:releases|versions)\b|\ball\s+(?:the\s+)?(?:three|3|held)\s+(?:\w+\s+)?(?:releases|versions)\b",
-                    re.IGNORECASE)
+                    r"(?:releases|versions)\b|\ball\s+(?:the\s+)?(?:three|3|held)\s+(?:\w+\s+)?(?:releases|versions)\b"
+                    # the releases as the fragment's head: "versions with X?", "flask releases that have X"
+                    rf"|^\s*{OTHERS}(?:\w+\s+)?(?:releases|versions)\s+(?:with|having|that\s+(?:have|has|document|"
+                    r"support|include|mention|list)s?)\b", re.IGNORECASE)
 # Its presence asked of one release in a question's shape: "is/does/can ... X there/supported/documented"; in fewer
 # words, of a name (_IN_SHAPE): "X on 3.6, works?", "X: 3.4 too?", "X also in 2.45?", "X - in prom 2.45?", "X in 2.53,
 # can i use it?", "can 2.53 delay ... (X flag)?".
@@ -176,6 +178,8 @@ def _change_kind(question: str, has_term: bool, named: int, named_term: bool = T
         return either  # "X, new in 3.5 or older?", "X: 3.5 or 3.6?": which release it belongs to
     if has_term and named == 2 and re.search(r"\bbec[oa]me\s+(?:the\s+)?default\b", question, re.IGNORECASE):
         return "did_change"  # "did pre-vote become the default between 3.4 and 3.5?"
+    if has_term and named == 2 and _BETWEEN_ONLY.match(question):
+        return "changed_between"  # "resultcallback between 8.0.0 and 8.1.7": one word and the two releases, no more
     if named == 2 and re.match(r"\s*(?:compare|diff)\b", question, re.IGNORECASE):  # "compare X in 3.4 and 3.6"
         return "changed_between"  # never "what flag enables X in 2.53 versus 3.5?": one thing asked, searched
     if has_term and named != 1 and FATE.search(question):  # "what happened to X in 2.45?" is searched
@@ -194,6 +198,13 @@ def _change_kind(question: str, has_term: bool, named: int, named_term: bool = T
     if named and listing(question):
         return "changed_between" if named == 2 else "changed_in"
     return None
+
+
+# A fragment that is one word (the term), then the two releases it is compared between, and nothing more ("X between A
+# and B", "X: A vs B?"); anything asked of it in words (how, why, which) is no fragment of this shape.
+_BETWEEN_ONLY = re.compile(r"^\s*[^\s?]+\s*[:,\-–—]?\s*(?:between\s+(?:\w+\s+)?v?\d[\w.]*\s+and|(?:in\s+)?"
+                           r"(?:\w+\s+)?v?\d[\w.]*\s+(?:vs\.?|versus|and))\s+(?:\w+\s+)?v?\d[\w.]*\s*\??\s*$",
+                           re.IGNORECASE)
 
 
 # A flag or a snake_case name, whose parts are no cue words.

@@ -20,12 +20,12 @@ from assistant.answering.timeline_evidence import decide_kind, may_decide, may_t
 from assistant.answering.timeline_words import (FATE, REMOVED, STOP, TIME, code_word, find_term, heading_match,
                                                stated_release)
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import is_release_notes
+from assistant.library.diffs import history_version, is_release_notes, release_of
 from assistant.library.terms import identifiers, is_identifier, normal_term, qualified_pattern, token_pattern
 from assistant.library.timeline import Occurrence, Timeline
 from assistant.library.versions import sort_releases
 
-__all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_question", "answer_term_question",
+__all__ = ["Cited", "TimelineAnswer", "TimelineQuestion", "parse_timeline_question", "answer_term_question", "spelled",
            "term_lines", "excerpt", "phrase_kind"]
 
 Kind = Literal["introduced", "removed", "deprecated", "in_release", "which_releases", "changed_in",
@@ -134,8 +134,11 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
     # A name, not one plain word of the question as it stands ("behaviour"): cues in any words apply to it.
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
+    # A name as the question writes it, too: "JSONEncoder" is CamelCase there, the timeline keys it "jsonencoder".
+    written = re.search(r"(?<![\w-])" + re.escape(term) + r"(?![\w-])", question, re.IGNORECASE) if term else None
     a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
-                                   or term.lower() not in said)
+                                   or term.lower() not in said or written is not None
+                                   and bool(identifiers(written.group(0))))
     # "SetMemberLocalAddr gate, introduced when?": a CamelCase name; with a release named, the knowledge check's "No"
     # spells it as asked.
     spelled = re.search(re.escape(term), question, re.IGNORECASE) if term and not named else None
@@ -204,6 +207,13 @@ def _fate_of(question: str, term: str | None, ignore: set[str] = frozenset()) ->
 
 
 # -- reading the docs ---------------------------------------------------------------------------------------------
+def spelled(name: str, text: str) -> str:
+    """A name as `text` first writes it (`SESSION_COOKIE_SAMESITE` for the timeline's `session_cookie_samesite`),
+    else as given."""
+    m = token_pattern(name).search(text) if name else None
+    return m.group(0) if m else name
+
+
 def term_lines(text: str, term: str) -> list[int]:
     """Indexes of the lines of `text` that hold the term as a whole token; for a bare API name that no line holds
     whole, the lines that qualify it (`MultiCommand.resultcallback`), as `Timeline.occurrences` finds them."""
@@ -247,6 +257,13 @@ class _Reader:
         self.occ = timeline.occurrences(q.product, q.term) if q.term else []
         if q.place:  # a heading said in words is read in its own section only
             self.occ = [o for o in self.occ if o.heading.lower().endswith(q.place.lower())]
+        versions = [history_version(o.path, o.heading) for o in self.occ]
+        if any(v is None for v in versions):
+            # Documented beside its changelog: a changelog's section of an older version, which every later
+            # release carries again, tells of that version, not of the later release ("JSONEncoder" in 3.0.3's
+            # history of 2.2.0 is no sign that 3.0.3 has it). A name only the changelogs hold keeps every mention.
+            held = q.all_releases or timeline.releases(q.product)
+            self.occ = [o for o, v in zip(self.occ, versions) if v is None or release_of(v, held) == o.release]
         self._texts: dict[tuple[str, str, int], str] = {}
 
     def text(self, o: Occurrence) -> str:
@@ -294,6 +311,12 @@ class _Reader:
             return None
         for term in dict.fromkeys([self.q.term, self.q.term.lstrip("-")]):
             occ = self.occ if term == self.q.term else self.timeline.occurrences(self.q.product, term)
+            if term == self.q.term:  # and where the docs qualify it: "``click.get_terminal_size()`` is deprecated"
+                seen = {(o.release, o.path, o.ord) for o in occ}
+                order = {r: i for i, r in enumerate(self.q.all_releases)}
+                occ = sorted(occ + [o for o in self.timeline.qualifying(self.q.product, term)
+                                    if (o.release, o.path, o.ord) not in seen],
+                             key=lambda o: (order.get(o.release, len(order)), o.path, o.ord))
             for o in occ:
                 lines = self.text(o).splitlines()
                 for i in term_lines(self.text(o), term):
@@ -381,6 +404,8 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
         if asked in live or asked in present and not r.gone(asked):
             ans.answer = f"Yes: {q.product} {asked} documents {name} {ans.cite(r.cited(r.best(asked)))}."
         else:
+            # The releases that have it: never the one asked, whose notes only say it went.
+            present = [rel for rel in present if rel != asked] or present
             ans.answer = f"No: {q.product} {asked} does not mention {name}. It appears in {', '.join(present)} " \
                          f"{ans.cite(r.cited(r.best(present[0])))}."
             ans.absent_in, ans.other_releases = [asked], present

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
-from assistant.answering.change_questions import as_list, answer_timeline_question
+from assistant.answering.change_questions import answer_timeline_question, as_list, as_the_docs_write
 from assistant.answering.retrieval import HybridRetriever, ReleaseIndex, RetrievalParams
 from assistant.answering.routing import detect
 from assistant.answering.timeline_questions import (Cited, TimelineAnswer, TimelineQuestion, answer_term_question,
@@ -198,7 +198,8 @@ def _from_timeline(q: TimelineQuestion | None, question: str, catalogue: list[Pr
     if q is None or q.kind not in KINDS:
         return answer_timeline_question(question, catalogue, timeline, pinned_product=pinned_product) if q else None
     found = answer_term_question(q, timeline)
-    found.product_source, found.answer = q.product_source, as_list(found.answer)
+    found.product_source = q.product_source
+    found.answer = as_list(as_the_docs_write(found.answer, q, timeline, question))
     return found
 
 

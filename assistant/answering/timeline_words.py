@@ -408,7 +408,8 @@ CAN = re.compile(r"\b(?:allow\w*|support\w*|accept\w*|enabl\w*|start\w*)\b", re.
 # never what it still does: "does X still default to 50?"); "did X exist back in Y?", "is X a thing in Y?" (PRESENT).
 STILL = re.compile(r"\bstill\s+(?:(?:be\s+)?(?:listed|documented|mentioned|covered|there|around|present|available|"
                    r"supported|needed|required|valid|accepted|included|in\b|ok(?:ay)?\b|work(?:s|ing)?|a\s+(?:thing|flag|option|"
-                   r"setting|feature)|an\s+option|part\s+of|exists?)|exist\w*)\b|\b(?:there|around|available|supported|"
+                   r"setting|feature)|an\s+option|part\s+of|exists?|(?:list|document|mention|cover|show)s?)|exist\w*)\b|"
+                   r"\b(?:there|around|available|supported|"
                    r"documented|listed)\s+any\s*more\b", re.IGNORECASE)
 PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr(?:y|ies))|(?:has|have)\s+it|"
                      r"available|usable|there|present|documented|covered|listed|included|a\s+thing)\b", re.IGNORECASE)
@@ -418,10 +419,12 @@ PRESENT = re.compile(r"\b(?:exist\w*|back\s+in|still\s+(?:have|has|had|ship|carr
 # ("when should I", "when I restart", "fails when the target sends ...").
 # Another thing's versions ("which python versions does flask 2.2 support"), never the product's releases asked.
 OTHERS = rf"(?!(?:{'|'.join(sorted(OTHER_SOFTWARE | {'os', 'browser'}))})\s)"
+# "X added in? (2.x i think)": an aside in brackets may follow the question mark.
 TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had|is|are|does|do|could|can|exactly)\b|\bwhen\s*(?:[?,.!:;]|$)|"
                   rf"\b(?:wh?ich|what)\s+{OTHERS}(?:\w+\s+){{0,2}}(?:releases?|versions?)\b|"
                   r"\b(?:wh?ich|what)\s+\w+\s+(?:gave|brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?|"
-                  r"\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\bin\s+which\b|\bin\s*\?\s*$|"
+                  r"\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\bin\s+which\b|"
+                  r"\bin\s*\?\s*(?:\([^()]*\)\s*)?$|"
                   r"\b(?:first|last|latest|earliest)\s+(?:\w+\s+)?(?:releases?|versions?)\b|\bhow\s+long\s+(?:has|have)\b",
                   re.IGNORECASE)
 # Its presence asked of what the user may do with it: "will 3.5 let me pass X", "X - can I set it in 2.53", "does

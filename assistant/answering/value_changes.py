@@ -10,6 +10,7 @@ import difflib
 import re
 from dataclasses import replace
 
+from assistant.answering.product_names import OTHER_SOFTWARE
 from assistant.answering.timeline_words import STOP
 from assistant.answering.timeline_questions import Cited, TimelineAnswer, TimelineQuestion, excerpt, term_lines
 from assistant.library.diffs import ReleaseDiff, is_release_notes
@@ -360,3 +361,51 @@ def spelled_key(q: TimelineQuestion, timeline: Timeline, question: str, old: str
                           "(renamed between them).")
             return ans
     return None
+
+
+# Another software's versions the docs require, asked as "the minimum python version", "supported python versions",
+# "python support": compared as the docs state them ("Flask supports Python 3.8 and newer").
+_SOFTWARE_ASKED = re.compile(rf"\b({'|'.join(sorted(OTHER_SOFTWARE))})\s+(?:versions?|support|requirements?)\b",
+                             re.IGNORECASE)
+_REQUIRES = re.compile(r"\b(?:supports?|supported|requires?|required|minimum|newer|later|higher|above|at\s+least)\b",
+                       re.IGNORECASE)
+
+
+def software_asked(question: str) -> str | None:
+    m = _SOFTWARE_ASKED.search(question)
+    return m.group(1).lower() if m else None
+
+
+def _requirement(timeline: Timeline, product: str, release: str, software: str) -> tuple[str, str, object] | None:
+    """(first version, sentence, section): where a release's docs (not its notes: those tell of old versions too)
+    state which versions of `software` it supports; an installation page first."""
+    version = re.compile(rf"\b{re.escape(software)}\s+v?(\d+(?:\.\d+)+)", re.IGNORECASE)
+    found = []
+    for s in timeline.sections(product, release):
+        if is_release_notes(s.path, s.heading):
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", " ".join(s.text.split())):
+            m = version.search(sentence)
+            if m and _REQUIRES.search(sentence):
+                found.append(("install" not in s.path.lower(), s.path, s.ord, m.group(1), sentence, s))
+    if not found:
+        return None
+    best = min(found, key=lambda f: f[:3])
+    return best[3], best[4][:300], best[5]
+
+
+def software_change(q: TimelineQuestion, timeline: Timeline, question: str, old: str, new: str,
+                    ans: TimelineAnswer) -> TimelineAnswer | None:
+    """"Did the minimum python version change from 2.2 to 3.0?": the versions of that software each release's docs
+    say it supports, both quoted and cited; None when either release states none."""
+    software = software_asked(question)
+    a = _requirement(timeline, q.product, old, software) if software else None
+    b = _requirement(timeline, q.product, new, software) if a else None
+    if b is None:
+        return None
+    changed = a[0] != b[0]
+    ans.kind, ans.term, ans.releases = "did_change", f"{software} version", [new, old]
+    ans.answer = (f"{_verdict(q, changed)}: the {software.capitalize()} versions {q.product} supports "
+                  f"{'changed' if changed else 'are the same'}: \"{a[1]}\" in {old} {cite_section(ans, a[2], None)}, "
+                  f"\"{b[1]}\" in {new} {cite_section(ans, b[2], None)}.")
+    return ans

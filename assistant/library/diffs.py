@@ -16,7 +16,8 @@ from typing import Literal
 
 from assistant.library.timeline import SectionRow, Timeline
 
-__all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_release_notes", "notes_rank"]
+__all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_release_notes", "notes_rank",
+           "history_version", "release_of", "in_window", "history_rank"]
 
 ChangeKind = Literal["added", "removed", "changed", "renamed"]
 # A removed and an added section of one file with this much of their words in common are one section renamed.
@@ -27,6 +28,64 @@ _NOTES = re.compile(r"change[-_ ]?log|changes|release[-_ ]?notes?|what'?s[-_ ]?n
 # ("message DowngradeInfo" in an API reference).
 _NOTES_HEADING = re.compile(r"^\W*(?:change[-_ ]?log|changes\b|release[-_ ]?notes?|what'?s[-_ ]?new|upgrad\w*\b|"
                             r"migrat\w*\b|downgrad\w*\b)", re.IGNORECASE)
+
+# A changelog's section per version, by its heading's shape ("Version 8.0.0", "v3.5.0", "2.53.0 / 2023-06-20",
+# "[1.2.3] - 2024-01-02", "Release 1.2 (unreleased)"): the version, then at most a date, "(unreleased)" or a note in
+# brackets. "3.5 upgrade guide" is no such heading.
+_VERSION_HEADING = re.compile(r"^\W*(?:(?:version|release)\s+)?\[?v?(\d+(?:\.\d+)+)(?:[-.]?(?:rc|a|b|alpha|beta|dev)\.?"
+                              r"\d*)?\]?\s*(?:[-/–—:,]\s*)?"
+                              r"(?:\(?(?:released\s+(?:on\s+)?)?\d{4}-\d{1,2}-\d{1,2}\)?|\(?unreleased\)?|\([^)]*\))?\s*$",
+                              re.IGNORECASE)
+
+
+def history_version(path: str, heading: str) -> str | None:
+    """The version whose history a section of release notes is (its own heading, or the nearest one above it, is a
+    version: "Version 2.2.0 > Deprecated"), else None: a changelog holds every older version's section in every
+    later release, and what such a section says happened in that version, not in the release it ships with."""
+    if not is_release_notes(path, heading):
+        return None
+    for part in reversed(heading.split(" > ")):
+        m = _VERSION_HEADING.match(part.strip())
+        if m:
+            return m.group(1)
+    return None
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", version))
+
+
+def release_of(version: str, releases: list[str]) -> str | None:
+    """The release (oldest first in `releases`) that brought a version's changes: the release it belongs to (v3.5
+    holds 3.5.2), else the first one at or after it (2.3.0's changes ship in 3.0.3 when the library holds 2.2.5
+    and 3.0.3); None for a version after every release (an unreleased section)."""
+    v = _numbers(version)
+    for r in releases:
+        if v[:len(_numbers(r))] == _numbers(r):
+            return r
+    return next((r for r in releases if _numbers(r) >= v), None)
+
+
+def in_window(s: SectionRow, old: str, new: str, releases: list[str]) -> bool:
+    """Whether a section tells of a change from `old` to `new`: any section but a changelog's version section, and
+    those only for a version brought by a release after `old`, up to `new` (a typo fixed in an old version's section
+    is no change of the newer release)."""
+    version = history_version(s.path, s.heading)
+    if version is None:
+        return True
+    brought = release_of(version, releases)
+    return brought is not None and brought in releases and old in releases and new in releases and \
+        releases.index(old) < releases.index(brought) <= releases.index(new)
+
+
+def history_rank(s: SectionRow, release: str) -> tuple:
+    """Sort key of a release's notes sections: a changelog's sections of the release's own line first, oldest first
+    ("What's new in 8.1?" reads 8.1.0 before 8.1.7), then its other versions oldest first, then any other section."""
+    version = history_version(s.path, s.heading)
+    if version is None:
+        return (2,)
+    line = _numbers(release)[:2]
+    return (0 if _numbers(version)[:2] == line else 1, _numbers(version))
 
 
 @dataclass(frozen=True)
@@ -145,7 +204,10 @@ def diff_sections(old: list[SectionRow], new: list[SectionRow]) -> list[SectionC
 def diff_releases(timeline: Timeline, product: str, old_release: str, new_release: str) -> ReleaseDiff:
     old, new = timeline.sections(product, old_release), timeline.sections(product, new_release)
     old_files, new_files = {s.path for s in old}, {s.path for s in new}
-    diff = ReleaseDiff(product, old_release, new_release, diff_sections(old, new),
+    # A changelog's version sections count for the versions between the two releases only (in_window).
+    held = timeline.releases(product)
+    changes = [c for c in diff_sections(old, new) if in_window(c.new or c.old, old_release, new_release, held)]
+    diff = ReleaseDiff(product, old_release, new_release, changes,
                        sorted(new_files - old_files), sorted(old_files - new_files))
     old_terms, new_terms = timeline.terms_of(product, old_release), timeline.terms_of(product, new_release)
     diff.terms_added = sorted(new_terms - old_terms)

@@ -185,14 +185,21 @@ class Timeline:
             rows = [(r, p, o, h) for r, p, o, h, text in self.db.execute(
                 "SELECT release, path, ord, heading, text FROM tl_sections WHERE product=? AND text LIKE ? ESCAPE '\\'",
                 (product, like)) if pattern.search(text) or pattern.search(h)]
-        if not rows and scan and qualified_pattern(key):
-            # A bare API name asked, the docs qualifying it ("resultcallback": `MultiCommand.resultcallback`).
-            rows = self.db.execute(
-                "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product "
-                "AND s.release=t.release AND s.path=t.path AND s.ord=t.ord WHERE t.product=? AND t.term LIKE ? "
-                "ESCAPE '\\'", (product, "%." + escaped)).fetchall()
-        order = {r: i for i, r in enumerate(sort_releases({row[0] for row in rows}))}
-        return [Occurrence(*r) for r in sorted(rows, key=lambda r: (order[r[0]], r[1], r[2]))]
+        if not rows and scan:
+            return self.qualifying(product, term)
+        return _in_order(rows)
+
+    def qualifying(self, product: str, term: str) -> list[Occurrence]:
+        """Where a bare API name appears qualified ("resultcallback": `MultiCommand.resultcallback`), oldest release
+        first; [] for a term no qualified name stands for (terms.qualified_pattern)."""
+        key = normal_term(term)
+        if not qualified_pattern(key):
+            return []
+        escaped = key.replace("%", "").replace("_", "\\_")  # for LIKE
+        return _in_order(self.db.execute(
+            "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product "
+            "AND s.release=t.release AND s.path=t.path AND s.ord=t.ord WHERE t.product=? AND t.term LIKE ? "
+            "ESCAPE '\\'", (product, "%." + escaped)).fetchall())
 
     def holding(self, products: list[str], terms: list[str], *, stop_at: int | None = None) -> set[str]:
         """The products in which any of the terms occurs as `occurrences` finds it (the identifier index, else a
@@ -276,6 +283,11 @@ class Timeline:
         if db is not None:
             db.close()
             self._local.db = None
+
+
+def _in_order(rows: list[tuple]) -> list[Occurrence]:
+    order = {r: i for i, r in enumerate(sort_releases({row[0] for row in rows}))}
+    return [Occurrence(*r) for r in sorted(rows, key=lambda r: (order[r[0]], r[1], r[2]))]
 
 
 def _section_terms(s: SectionRow) -> set[str]:
