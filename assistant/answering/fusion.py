@@ -147,9 +147,10 @@ def dense_only_slot(items: list, key, cosine, lexical, slot: int = 3, near: floa
 # and do not count, nor a page about some other history ("using-spot-instances-history.md").
 _CHANGELOG = re.compile(r"(?:changes|change[-_]?log|history|news|release[-_]?notes|whats[-_]?new|"
                         r"(?:\w+[-_]?)?doc(?:ument)?[-_]?history)(?:\.\w+)?", re.IGNORECASE)
-# A question about a release's history in any way: such a question may be answered by a changelog entry.
-_HISTORY_CUE = re.compile(r"\b(?:add(?:ed|s)?|new(?:er|est)?|introduc\w*|remov\w*|deprecat\w*|chang\w*|drop\w*|"
-                          r"renam\w*|since|versions?|releases?|released|changelog|history|fix(?:ed|es)?|bugs?|"
+# A question about a release's history in any way: such a question may be answered by a changelog entry. Verbs
+# count in their past forms only: "add -h as a help flag" and "remove the default log handler" ask how to.
+_HISTORY_CUE = re.compile(r"\b(?:added|adds|new(?:er|est)?|introduc\w*|removed|removal|deprecat\w*|changed|changes|"
+                          r"dropped|renamed|since|versions?|releases?|released|changelog|history|fix(?:ed|es)?|bugs?|"
                           r"upgrad\w*|migrat\w*|became|no longer|anymore|support(?:ed|s)?)\b", re.IGNORECASE)
 # A question that asks what changed: a past change ("was removed", "did click 8.0 drop", "which version added"); not
 # "which python versions does it support".
@@ -164,7 +165,7 @@ def is_changelog(path: str) -> bool:
 
 
 def asks_history(question: str) -> bool:
-    return bool(_HISTORY_CUE.search(question))
+    return bool(_HISTORY_CUE.search(question)) or asks_change(question)
 
 
 def asks_change(question: str) -> bool:
