@@ -174,7 +174,7 @@ def asks_change(question: str) -> bool:
 
 def changelog_scores(fused: dict, path, question: str, factor: float) -> dict:
     """A cumulative changelog mentions nearly every option and API once per release that touched it, so one of its
-    chunks shares the words of almost any question and took a top-3 place from the guide that answers (30 of 74 free
+    chunks shares the words of almost any question and took a top-3 place from the guide that answers (33 of 74 free
     Flask/Click questions had CHANGES.rst in their top 3). A question that asks nothing about versions or changes
     scores its chunks `factor` times as much (README: "Ranking on held-back Sphinx docs, round 9"). `path(key)` is
     a key's file path."""
