@@ -7,7 +7,12 @@ from hypothesis import strategies as st
 
 from assistant.answering import citations as cite
 from assistant.answering.fusion import (
+    asks_change,
+    asks_history,
+    changelog_scores,
+    changelog_slot,
     dense_only_slot,
+    is_changelog,
     fused_order,
     lost_in_the_middle,
     margin_filter,
@@ -145,6 +150,8 @@ def test_every_marker_left_maps_to_a_source(numbers, n_sources):
 def test_identifiers_and_presence():
     assert identifiers("How do I set query_offset with --log-format and storage.tsdb.retention in v3.5?") == [
         "query_offset", "--log-format", "storage.tsdb.retention"]
+    # A name's prefix is no name: "--no-" is absent from every release as written (probe hb-pr-026, round 9).
+    assert identifiers("boolean flag that also has a --no- form") == []
     vocab = {"log-format": 1, "log": 2, "format": 3, "query_offset": 4}
     assert term_present("--log-format", vocab)
     assert not term_present("--auth-token-ttl", vocab)
@@ -204,3 +211,30 @@ def test_an_exact_tie_of_fused_scores_goes_to_the_nearer_cosine():
     fused = {"far": 2 / 61, "top": 0.05, "near": 2 / 61, "none": 2 / 61, "low": 0.01}
     cosine = {"far": 0.45, "top": 0.5, "near": 0.72, "low": 0.9}.get
     assert fused_order(fused, cosine) == ["top", "near", "far", "none", "low"]  # a fused score still decides first
+
+
+def test_changelog_pages_and_change_questions_are_told_apart():
+    assert all(map(is_changelog, ["CHANGES.rst", "click/8.1.7/CHANGES.rst", "CHANGELOG.md", "HISTORY.rst",
+                                  "WhatsNew.md", "doc-history.md", "cloudtrail-document-history.md"]))
+    assert not any(map(is_changelog, ["upgrading.rst", "using-spot-instances-history.md", "api.rst",
+                                      "pipelines-trigger-source-repo-changes-cli.md"]))
+    assert asks_change("which python versions did click 8.0 drop") and asks_change("which version removed FLASK_ENV")
+    assert not asks_change("remove the default log handler")  # an action, not a past change
+    assert asks_history("which python versions does flask support") and asks_history("did they drop python 2")
+    assert not asks_history("remove the default log handler") and not asks_history("add -h as a help flag")
+    assert not asks_history("tell whether a value came from the command line or the default")
+
+
+def test_a_changelog_scores_less_and_takes_the_third_place_only_when_fitting():
+    fused = {"log": 0.06, "guide": 0.05, "other": 0.04}
+    path = {"log": "CHANGES.rst", "guide": "advanced.rst", "other": "options.rst"}.get
+    assert changelog_scores(fused, path, "tell whether a value came from the command line", 0.5)["log"] == 0.03
+    assert changelog_scores(fused, path, "which version added it", 0.5) == fused
+    items = [("a.rst", 1), ("b.rst", 2), ("c.rst", 3), ("d.rst", 4), ("CHANGES.rst", 5), ("CHANGES.rst", 6)]
+    key = path = lambda item: item[0]  # noqa: E731
+    moved = changelog_slot(items, key, path, "which python versions did click 8.0 drop")
+    assert moved == [items[0], items[1], items[4], items[2], items[3], items[5]]
+    assert changelog_slot(items, key, path, "how do I drop a table") == items  # no change asked
+    placed = [items[0], items[4], items[1], items[2], items[3]]
+    assert changelog_slot(placed, key, path, "what changed") == placed  # a changelog is in the top 3 already
+    assert changelog_slot(items[:3] + items[4:], key, path, "what changed", slot=4) == items[:3] + items[4:]

@@ -49,6 +49,8 @@ def identifiers(question: str) -> list[str]:
     out = []
     for quoted, ident, path in _IDENT.findall(question):
         term = (quoted or ident or path).strip().rstrip(".?,:;")
+        if term.endswith("-"):
+            continue  # a name's prefix ("a --no- form", "the --log- flags"), absent from any release as written
         if term and term.lower() not in {t.lower() for t in out}:
             out.append(term)
     return out

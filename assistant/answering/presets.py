@@ -90,7 +90,7 @@ PRESETS: dict[str, Preset] = {
 PRESETS["default"] = Preset(
     "default", "best combination measured on the dev sets", intent_expansion=True, multi_query=True,
     glossary=True, retrieval=RetrievalParams(fusion="rrf", contexts=5, fields=FIELDS, distinct_files=3, limit_k=3,
-                              dense_slot=3),
+                              dense_slot=3, changelog_factor=0.5, changelog_slot=3),
     rerank=True, reduce="extractive",
     lost_in_middle=True, knowledge="scores", product_description=True,
 )

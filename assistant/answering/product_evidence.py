@@ -67,7 +67,7 @@ def gather(question: str, indexes: list[ReleaseIndex], embed_model: BaseEmbeddin
     # A product's evidence is its best few hits: PER_PRODUCT of each kind keeps the cost per product small (every
     # candidate's vector is read back for its cosine), which is what holds ten products near the one-product path.
     wide = replace(params, threshold=None, use_mmr=False, margin=None, dense_k=PER_PRODUCT, bm25_k=PER_PRODUCT,
-                   limit_k=0, dense_slot=0,
+                   limit_k=0, dense_slot=0, changelog_factor=1.0, changelog_slot=0,
                    candidates=max(TOP, PER_PRODUCT * len(indexes)))
     found = HybridRetriever(indexes, embed_model, wide).search([question])
     best: dict[str, float] = {}

@@ -21,7 +21,8 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.answering.limits import asks_limit, for_question, guide_folders, limit_pages
-from assistant.answering.fusion import dense_only_slot, fused_order, margin_filter, mmr, spread_files, weighted_average
+from assistant.answering.fusion import (changelog_scores, changelog_slot, dense_only_slot, fused_order, margin_filter,
+                                       mmr, spread_files, weighted_average)
 from assistant.library.fields import query_identifiers
 from assistant.library.manifest import Manifest
 from assistant.library.store import Hit, ReleaseStore, SearchSpec
@@ -62,6 +63,8 @@ class RetrievalParams:
     dense_slot: int = 0  # the n-th file's place goes to a file only dense search found, near the best cosine (fusion.py)
     dense_near: float = 0.01  # ... within this of the best candidate's cosine
     dense_over: float = 0.02  # ... and this far above the file whose place it takes
+    changelog_factor: float = 1.0  # changelog chunks' fused score times this unless the question asks of versions
+    changelog_slot: int = 0  # ... and for a question asking what changed, a changelog takes the n-th file's place
 
 
 @dataclass
@@ -207,6 +210,7 @@ class HybridRetriever(BaseRetriever):
         self._fill_dense(nodes, qvec, fused)
         if searched_pages:
             fused = _gate_pages(fused, nodes, searched_pages, p.limit_gate)
+        fused = changelog_scores(fused, lambda key: nodes[key].metadata.get("path", ""), first, p.changelog_factor)
         ranked_keys = fused_order(fused, lambda key: nodes[key].metadata.get("dense"))
         out = []
         for key in ranked_keys:
@@ -229,6 +233,10 @@ class HybridRetriever(BaseRetriever):
             out = dense_only_slot(out, lambda n: (md(n).get("product"), md(n).get("release"), md(n).get("path")),
                                   lambda n: md(n).get("dense"), lambda n: "bm25" in md(n), p.dense_slot, p.dense_near,
                                   p.dense_over)
+        if p.changelog_slot:
+            md = lambda n: n.node.metadata  # noqa: E731
+            out = changelog_slot(out, lambda n: (md(n).get("product"), md(n).get("release"), md(n).get("path")),
+                                 lambda n: md(n).get("path", ""), first, p.changelog_slot)
         return RetrievalResult(out, per_query, skipped)
 
     def _fill_dense(self, nodes: dict[str, TextNode], qvec: np.ndarray | None, keys: dict[str, float]) -> None:
