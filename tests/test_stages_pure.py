@@ -12,7 +12,6 @@ from assistant.answering.fusion import (
     changelog_scores,
     changelog_slot,
     dense_only_slot,
-    is_changelog,
     fused_order,
     lost_in_the_middle,
     margin_filter,
@@ -37,6 +36,7 @@ from assistant.answering.rewrite import (
     is_follow_up,
     rewrite,
 )
+from assistant.library.diffs import is_changelog
 from assistant.library.lexical import document_sparse, query_sparse, term_index, tokenize
 
 

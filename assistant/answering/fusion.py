@@ -11,6 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 from llama_index.core.schema import NodeWithScore
 
+from assistant.library.diffs import is_changelog
+
 
 def weighted_average(score_lists: Sequence[dict[str, float]], weights: Sequence[float]) -> dict[str, float]:
     """Ericsson's ensemble: min-max normalise each retriever's scores, then a weighted average (missing = 0)."""
@@ -142,11 +144,6 @@ def dense_only_slot(items: list, key, cosine, lexical, slot: int = 3, near: floa
     return rest[:at] + [chosen] + rest[at:]
 
 
-# A cumulative changelog by its file name: one page holding every release's entries (Sphinx's CHANGES.rst, HISTORY,
-# NEWS, CHANGELOG.md, an AWS guide's WhatsNew.md or doc-history.md). Upgrade and migration guides are narrative pages
-# and do not count, nor a page about some other history ("using-spot-instances-history.md").
-_CHANGELOG = re.compile(r"(?:changes|change[-_]?log|history|news|release[-_]?notes|whats[-_]?new|"
-                        r"(?:\w+[-_]?)?doc(?:ument)?[-_]?history)(?:\.\w+)?", re.IGNORECASE)
 # A question about a release's history in any way: such a question may be answered by a changelog entry. Verbs
 # count in their past forms only: "add -h as a help flag" and "remove the default log handler" ask how to.
 _HISTORY_CUE = re.compile(r"\b(?:added|adds|new(?:er|est)?|introduc\w*|removed|removal|deprecat\w*|changed|changes|"
@@ -158,10 +155,6 @@ _CHANGE_CUE = re.compile(r"\b(?:added|introduced|removed|deprecated|changed|drop
                          r"no longer|what'?s new|new in)\b|\bwhen (?:was|were|did)\b|\bwhich (?:version|release)s?\b|"
                          r"\bdid\b.*\b(?:add|remove|drop|deprecate|change|rename|introduce)\b",
                          re.IGNORECASE)
-
-
-def is_changelog(path: str) -> bool:
-    return bool(_CHANGELOG.fullmatch(path.rsplit("/", 1)[-1]))
 
 
 def asks_history(question: str) -> bool:

@@ -16,8 +16,8 @@ from typing import Literal
 
 from assistant.library.timeline import SectionRow, Timeline
 
-__all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_release_notes", "notes_rank",
-           "history_version", "release_of", "in_window", "history_rank"]
+__all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_changelog", "is_release_notes",
+           "notes_rank", "history_version", "release_of", "in_window", "history_rank"]
 
 ChangeKind = Literal["added", "removed", "changed", "renamed"]
 # A removed and an added section of one file with this much of their words in common are one section renamed.
@@ -28,6 +28,12 @@ _NOTES = re.compile(r"change[-_ ]?log|changes|release[-_ ]?notes?|what'?s[-_ ]?n
 # ("message DowngradeInfo" in an API reference).
 _NOTES_HEADING = re.compile(r"^\W*(?:change[-_ ]?log|changes\b|release[-_ ]?notes?|what'?s[-_ ]?new|upgrad\w*\b|"
                             r"migrat\w*\b|downgrad\w*\b)", re.IGNORECASE)
+# A cumulative changelog by its file name (`is_changelog`: ranking gives it way to guides): one page holding every
+# release's entries (Sphinx's CHANGES.rst, HISTORY, NEWS, CHANGELOG.md, an AWS guide's WhatsNew.md or doc-history.md).
+# Upgrade and migration guides are narrative pages and do not count, nor a page about some other history
+# ("using-spot-instances-history.md").
+_CHANGELOG = re.compile(r"(?:changes|change[-_]?log|history|news|release[-_]?notes|whats[-_]?new|"
+                        r"(?:\w+[-_]?)?doc(?:ument)?[-_]?history)(?:\.\w+)?", re.IGNORECASE)
 
 # A changelog's section per version, by its heading's shape ("Version 8.0.0", "v3.5.0", "2.53.0 / 2023-06-20",
 # "[1.2.3] - 2024-01-02", "Release 1.2 (unreleased)"): the version, then at most a date, "(unreleased)" or a note in
@@ -113,6 +119,12 @@ class ReleaseDiff:
 
     def count(self, kind: ChangeKind) -> int:
         return sum(c.kind == kind for c in self.changes)
+
+
+def is_changelog(path: str) -> bool:
+    """A cumulative changelog, by its file name alone: one page holding every release's entries (a narrower set than
+    `is_release_notes`: no upgrade or migration guide, no heading)."""
+    return bool(_CHANGELOG.fullmatch(path.rsplit("/", 1)[-1]))
 
 
 def is_release_notes(path: str, heading: str = "") -> bool:
