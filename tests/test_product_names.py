@@ -55,6 +55,23 @@ def test_ordinary_words_are_not_derived_aliases(question):
         assert routing.product is None, routing
 
 
+def test_a_folder_named_with_its_major_version_is_found_by_the_name_alone():
+    # The held-back Jinja docs sit in `jinja2/`, as the package is called; users write "jinja 3.0", "Jinja's filters".
+    jinja = ProductInfo("jinja2", "jinja2", [], ["2.11.3", "3.0.3", "3.1.4"])
+    boto = ProductInfo("boto3", "boto3", [], ["1.34"])
+    web = ProductInfo("web3", "web3", [], ["6.0"])
+    werkzeug = ProductInfo("werkzeug", "werkzeug", [], ["1.0.1", "2.0.3", "3.0.6"])  # also has a 3.0 release
+    catalogue = [jinja, boto, web, werkzeug, NODE]
+    routing = detect("what changed in jinja 3.0", catalogue)
+    assert (routing.product, routing.product_source, routing.releases) == ("jinja2", "alias", ["3.0.3"])
+    assert detect("Jinja's tojson filter", catalogue).product == "jinja2"
+    assert detect("boto retry config", catalogue).product == "boto3"
+    assert detect("a web page that shows the time", catalogue).product is None  # "web" is an ordinary word
+    assert detect("jinjas are not a thing", catalogue).product is None
+    route53 = ProductInfo("route53", "route53", [], ["2024"])
+    assert detect("route traffic to the closest region", [route53, jinja]).product is None  # 53 is no version
+
+
 def test_vendor_stripped_alias_is_dropped_when_it_is_an_ordinary_word():
     cloud = ProductInfo("google-cloud", "Google Cloud", [], ["2024"])
     storage = ProductInfo("azure-storage", "Azure Storage", [], ["2024"])

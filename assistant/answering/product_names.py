@@ -3,7 +3,8 @@
 A name matches whatever its case and whatever spaces, dots, hyphens or underscores sit inside it: folder
 `nodejs` is found by "Node.js", "NodeJS" and "node js"; folder `aws-elb` by "AWS ELB". A vendor before a product
 ("Apache Spark", "HashiCorp Vault") is optional, and a folder that carries its vendor (`apache-kafka`) is also found
-by the bare product ("Kafka"). Derived spellings (an abbreviation, the name without its vendor) are only kept when
+by the bare product ("Kafka"), and one that carries its major version (`jinja2`) by the name without it ("Jinja").
+Derived spellings (an abbreviation, the name without its vendor) are only kept when
 they are not ordinary words and no other product claims them: "POST request" must not route to `postgres`.
 """
 
@@ -88,6 +89,9 @@ def _terms(product: ProductInfo, catalogue: list[ProductInfo]) -> tuple[set[str]
     words = re.findall(r"[A-Za-z]+", product.display_name)
     if len(words) >= 3:
         derived.add("".join(w[0] for w in words).lower())  # "aws" for Amazon Web Services
+    unversioned = re.sub(r"(?<=[a-z])\d$", "", base)  # one digit: a major version ("route53" keeps its number)
+    if unversioned != base:
+        derived.add(unversioned)  # "jinja" for jinja2, "boto" for boto3: the name without its major version
     for name in (product.name, product.display_name):
         bare = _strip_vendor(name)
         if bare:
