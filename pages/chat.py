@@ -94,7 +94,7 @@ def render_answer(a: dict) -> None:
     if viewing and viewing[0] == aid:
         source = next((s for s in t["sources"] if s["n"] == viewing[1]), None)
         if source is not None:
-            render_source(aid, source)
+            render_source(aid, source, t["answer"] or "")
     if t["sources"]:
         with st.expander("Cited text and documents"):
             for s in t["sources"]:
@@ -137,8 +137,8 @@ def view_source(aid: str, n: int) -> None:
     state.viewing = (aid, n)
 
 
-def render_source(aid: str, source: dict) -> None:
-    view = services.open_source(source)
+def render_source(aid: str, source: dict, answer: str = "") -> None:
+    view = services.open_source(source, answer)
     with st.container(border=True):
         head, close = st.columns([6, 1], vertical_alignment="center")
         head.markdown(f"**[{source['n']}]** {svc.md_escape(source['path'])}")

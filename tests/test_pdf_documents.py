@@ -239,3 +239,34 @@ def test_ligatures_and_the_typeset_minus_read_as_typed(tmp_path):
     pdf.save()
     text = read_document(tmp_path / "man.pdf").sections[0].text
     assert text.startswith("-e") and "non-zero" in text and "file flags" in text, text
+
+
+def test_a_source_opens_with_the_sentence_the_answer_quotes_outlined(tmp_path):
+    # A page of real etcd text cited whole (its source passage is the page); the answer quotes one sentence of it,
+    # which TeX sets in pieces ("(", ")" and the rest apart). The box goes around that sentence's line, not the page.
+    from reportlab.pdfgen import canvas
+
+    from assistant.app.sources import PdfView, open_source, quoted
+
+    text = (CORPORA / "etcd" / "v3.6" / "op-guide" / "maintenance.md").read_text(encoding="utf-8")
+    prose = [line[:80] for line in text.splitlines() if len(line) > 60 and not line.startswith(("#", "```", "|"))][:9]
+    pdf = canvas.Canvas(str(tmp_path / "page.pdf"))
+    for i, line in enumerate(prose):
+        if i == 5:  # the quoted line, in pieces as TeX emits them
+            x = 72
+            for piece in (line[:30], " (", line[30:60], ") ", line[60:]):
+                pdf.drawString(x, 700 - 16 * i, piece)
+                x += pdf.stringWidth(piece, "Helvetica", 12)
+        else:
+            pdf.drawString(72, 700 - 16 * i, line)
+    pdf.showPage()
+    pdf.save()
+    quote = f"{prose[5][:30]} ({prose[5][30:60]}) {prose[5][60:]}"
+    answer = f"From the documents:\n- “{prose[1]}” (under Maintenance) [2]\n- “{quote}” (under Maintenance) [1]"
+    assert quoted(answer, 1) == quote and quoted(answer, 3) is None
+    source = {"n": 1, "page": 1, "text": "\n".join(prose)}
+    view = open_source(tmp_path / "page.pdf", source, answer)
+    assert isinstance(view, PdfView) and len(view.boxes) == 5  # the line's every piece, the short ones included
+    lines = {round(box.y) for box in view.boxes}
+    assert len(lines) == 1 and abs(lines.pop() - (842 - (700 - 16 * 5) - 12 * 0.95)) <= 2  # A4 page: 842 pt high
+    assert len(open_source(tmp_path / "page.pdf", source).boxes) >= 9  # without the answer: the whole passage

@@ -197,9 +197,9 @@ class Services:
             return None
         return path if path.is_relative_to(base) and path.is_file() else None
 
-    def open_source(self, source: dict) -> SourceView:
-        """The source at its page (PDF, with the passage boxed) or its section (text formats)."""
-        return open_source(self.document(source), source)
+    def open_source(self, source: dict, answer: str = "") -> SourceView:
+        """The source at its page (PDF, with the passage the answer quotes boxed) or its section (text formats)."""
+        return open_source(self.document(source), source, answer)
 
     # -- library ---------------------------------------------------------------------------------------------
     def catalogue(self) -> dict[str, list[str]]:

@@ -5,6 +5,7 @@ marked. The file is read from its release folder only, never from a path a sourc
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,14 +35,27 @@ class Unavailable:
 SourceView = PdfView | SectionView | Unavailable
 
 
-def open_source(path: Path | None, source: dict) -> SourceView:
+# A sentence an answer quotes from a source: “...” then, on the same line, that source's number ("(under ...) [2]").
+_QUOTE = re.compile(r"“([^”\n]{12,})”[^“\n]*?\[(\d+)\]")
+
+
+def quoted(answer: str, n: int) -> str | None:
+    """The first sentence the answer quotes from source `n`, else None (an answer in the model's own words)."""
+    return next((m.group(1) for m in _QUOTE.finditer(answer or "") if int(m.group(2)) == n), None)
+
+
+def open_source(path: Path | None, source: dict, answer: str = "") -> SourceView:
+    """The source where it cites; a PDF's box goes around the sentence the answer quotes from it when one is found on
+    the page (a source's passage can be the whole page), else around the passage."""
     if path is None:
         return Unavailable("The file is no longer in the library (rescan to update the index).")
     if path.suffix.lower() == ".pdf":
         data = path.read_bytes()
         page = int(source.get("page") or 1)
+        quote = quoted(answer, int(source.get("n") or 0))
         try:
-            boxes = pdf_passage_boxes(data, page, source.get("text", ""))
+            boxes = (pdf_passage_boxes(data, page, quote) if quote else []) or \
+                pdf_passage_boxes(data, page, source.get("text", ""))
         except Exception:  # a PDF that reads for indexing but not for locating: open at the page, unmarked
             boxes = []
         return PdfView(path.name, data, page, boxes)

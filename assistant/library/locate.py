@@ -13,6 +13,7 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from assistant.library.documents import ParsedDocument
+from assistant.library.readers.pdf_layout import plain_glyphs
 
 _WORD = re.compile(r"\w+")
 _CLOSING = ".,;:!?)]}\"'\u201d\u2019\u00bb`"
@@ -43,12 +44,14 @@ class SectionView:
 
 
 def _normal(text: str) -> str:
-    return " ".join(_WORD.findall(text.lower()))
+    return " ".join(_WORD.findall(plain_glyphs(text).lower()))
 
 
 def pdf_passage_boxes(data: bytes, page: int, passage: str) -> list[Box]:
-    """One box per line of text on `page` (1-based) that belongs to the passage: the longest run of consecutive
-    lines whose words occur, in order, in the passage. Empty when the page or the passage cannot be found."""
+    """One box per line of text on `page` (1-based) that belongs to the passage: the run of consecutive pieces of
+    text whose words occur, in order, in the passage, with the most such pieces. A piece too short to tell (TeX sets
+    "(", "and", "$'" apart from their line) neither counts nor breaks a run. Empty when the page or the passage
+    cannot be found."""
     reader = PdfReader(io.BytesIO(data), strict=False)
     if not 1 <= page <= len(reader.pages):
         return []
@@ -67,16 +70,17 @@ def pdf_passage_boxes(data: bytes, page: int, passage: str) -> list[Box]:
         lines.append((text, x, y, (size or 10.0) * scale))
 
     pdf_page.extract_text(visitor_text=visit)
-    matched = [len(_normal(t)) >= MIN_PIECE_CHARS and _normal(t) in target for t, *_ in lines]
-    best: tuple[int, int] = (0, 0)
-    start = None
+    matched = [None if len(_normal(t)) < MIN_PIECE_CHARS else _normal(t) in target for t, *_ in lines]
+    best, best_hits = (0, 0), 0
+    start, hits, last = None, 0, 0
     for i, hit in enumerate(matched + [False]):
-        if hit and start is None:
-            start = i
-        elif not hit and start is not None:
-            if i - start > best[1] - best[0]:
-                best = (start, i)
-            start = None
+        if hit:
+            start = i if start is None else start
+            hits, last = hits + 1, i + 1
+        elif hit is False and start is not None:
+            if hits > best_hits:
+                best, best_hits = (start, last), hits
+            start, hits = None, 0
     return [Box(page=page, x=round(x - left - 2, 1), y=round(top - y - size * 0.95, 1),
                 width=round(len(text) * size * 0.52 + 4, 1), height=round(size * 1.3, 1))
             for text, x, y, size in lines[best[0]:best[1]]]
