@@ -124,14 +124,23 @@ def release_only_words(words: list[str], vocab: Container[str], other_vocabs: di
 def unused_words(words: list[str], library: Container[str], passages, common: Container[str] = ()) -> list[str]:
     """Words no document of the library uses, in any product or release, that no retrieved passage spells nearly
     alike: a thing the docs do not cover at all ("simulink" asked of Octave, "jupyter" of gnuplot). A word another
-    product uses is left to routing ("tojson" routed to etcd is Jinja's; "bugfix" is in Werkzeug's changelogs). A product with one release
-    has no other release to tell a feature apart by (`release_only_words`), so this is its only literal signal.
+    product uses is left to routing ("tojson" routed to etcd is Jinja's; "bugfix" is in Werkzeug's changelogs). Asked
+    of a product with one release (`check`): it has no other release to tell a feature apart by
+    (`release_only_words`), so this is its only literal signal.
     Letters only (a word with digits is a version or a size), and a misspelt word is no missing feature: typed
     "corutine" or "coprocesss", the passages retrieved for it hold the word it was meant to be. Nor is an everyday
-    word with an ending the model's vocabulary lacks ("repetitions": "repetition")."""
+    word with an ending the model's vocabulary lacks ("repetitions": "repetition"), or one letter from one (aws5's
+    "after I shrank the spooler": "shrink")."""
     near = {t for p in passages for t in tokenize(p) if t.isalpha()}
     return [w for w in words if w.isalpha() and w not in library
-            and not any(w[:-k] in common for k in (1, 2, 3) if len(w) - k >= 4) and not _misspelt(w, near)]
+            and not any(w[:-k] in common for k in (1, 2, 3) if len(w) - k >= 4)
+            and not any(e in common for e in _edits(w)) and not _misspelt(w, near)]
+
+
+def _edits(word: str) -> set[str]:
+    """Every spelling one letter changed from `word`."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return {word[:i] + c + word[i + 1:] for i in range(len(word)) for c in letters}
 
 
 def _misspelt(word: str, words: set[str]) -> bool:
@@ -219,7 +228,9 @@ def check(question: str, *, relevance: float, threshold: float, release_vocab: C
             if releases_of is not None:
                 phrases = command_phrases(question, set(ignore_words), common_words)
                 absent += [p for p in release_only_phrases(phrases, releases_of, other_vocabs) if p not in absent]
-        if common_words and library_vocab is not None:  # without everyday words, any English word looks like a name
+        # Only where the product has no other release to tell a feature apart by: with several, a word no release
+        # uses is more often the user's English ("writable", "summarise" on routing.tune: 7 false flags).
+        if common_words and library_vocab is not None and not other_vocabs:
             absent += [w for w in unused_words(words, library_vocab, context or (), common_words) if w not in absent]
     missing, reason = decide(relevance, absent, threshold)
     others = sorted((r for r, vocab in other_vocabs.items() if absent and all(term_present(t, vocab) for t in absent)),
