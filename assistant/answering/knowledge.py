@@ -121,6 +121,56 @@ def release_only_words(words: list[str], vocab: Container[str], other_vocabs: di
     return [w for w in words if w not in vocab and any(w in v for v in other_vocabs.values())]
 
 
+def unused_words(words: list[str], library: Container[str], passages, common: Container[str] = ()) -> list[str]:
+    """Words no document of the library uses, in any product or release, that no retrieved passage spells nearly
+    alike: a thing the docs do not cover at all ("simulink" asked of Octave, "jupyter" of gnuplot). A word another
+    product uses is left to routing ("tojson" routed to etcd is Jinja's; "bugfix" is in Werkzeug's changelogs). Asked
+    of a product with one release (`check`): it has no other release to tell a feature apart by
+    (`release_only_words`), so this is its only literal signal.
+    Letters only (a word with digits is a version or a size), and a misspelt word is no missing feature: typed
+    "corutine" or "coprocesss", the passages retrieved for it hold the word it was meant to be. Nor is an everyday
+    word with an ending the model's vocabulary lacks ("repetitions": "repetition"), or one letter from one (aws5's
+    "after I shrank the spooler": "shrink")."""
+    near = {t for p in passages for t in tokenize(p) if t.isalpha()}
+    return [w for w in words if w.isalpha() and w not in library
+            and not any(w[:-k] in common for k in (1, 2, 3) if len(w) - k >= 4)
+            and not any(e in common for e in _edits(w)) and not _misspelt(w, near)]
+
+
+def _edits(word: str) -> set[str]:
+    """Every spelling one letter changed from `word`."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return {word[:i] + c + word[i + 1:] for i in range(len(word)) for c in letters}
+
+
+def _misspelt(word: str, words: set[str]) -> bool:
+    """Whether `word` is one edit (a letter dropped, added, changed or two swapped) from one of `words`, or shares all
+    but its last letters with one (a plural or another ending of it)."""
+    for w in words:
+        if abs(len(w) - len(word)) > 2:
+            continue
+        stem = max(len(w), len(word)) - 2
+        if stem >= 4 and w[:stem] == word[:stem]:
+            return True
+        if _one_edit(word, w):
+            return True
+    return False
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    if abs(len(a) - len(b)) != 1:
+        return False
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long_[k]), len(short))
+    return short[i:] == long_[i + 1:]
+
+
 def term_present(term: str, vocab: Container[str]) -> bool:
     """A term is documented when every whole token of it is among the release's indexed words."""
     toks = tokenize(term)
@@ -163,18 +213,25 @@ def check(question: str, *, relevance: float, threshold: float, release_vocab: C
           other_vocabs: dict[str, Container[str]], suggestion: str | None,
           llm: ChatModel | None = None, context: list[str] | None = None,
           ignore_words: Container[str] = (), common_words: Container[str] = (),
-          releases_of: Callable[[str, bool], set[str]] | None = None) -> KnowledgeVerdict:
+          releases_of: Callable[[str, bool], set[str]] | None = None,
+          library_vocab: Container[str] | None = None) -> KnowledgeVerdict:
     """`releases_of` (timeline_lookup): where the product's releases hold a name; with it, names of several words
-    are checked as phrases."""
+    are checked as phrases. `library_vocab`: every release's words, of every product (`unused_words`)."""
     terms = identifiers(question)
     absent = [t for t in terms if release_vocab is not None and not term_present(t, release_vocab)
               and not named_within(t, context or ()) and not prose_compound(t, question, other_vocabs)]
-    if release_vocab is not None and other_vocabs:
+    if release_vocab is not None:
         covered = {p for t in terms for p in tokenize(t)}
-        absent += release_only_words(plain_words(question, covered | set(ignore_words), common_words), release_vocab, other_vocabs)
-        if releases_of is not None:
-            phrases = command_phrases(question, set(ignore_words), common_words)
-            absent += [p for p in release_only_phrases(phrases, releases_of, other_vocabs) if p not in absent]
+        words = plain_words(question, covered | set(ignore_words), common_words)
+        if other_vocabs:
+            absent += release_only_words(words, release_vocab, other_vocabs)
+            if releases_of is not None:
+                phrases = command_phrases(question, set(ignore_words), common_words)
+                absent += [p for p in release_only_phrases(phrases, releases_of, other_vocabs) if p not in absent]
+        # Only where the product has no other release to tell a feature apart by: with several, a word no release
+        # uses is more often the user's English ("writable", "summarise" on routing.tune: 7 false flags).
+        if common_words and library_vocab is not None and not other_vocabs:
+            absent += [w for w in unused_words(words, library_vocab, context or (), common_words) if w not in absent]
     missing, reason = decide(relevance, absent, threshold)
     others = sorted((r for r, vocab in other_vocabs.items() if absent and all(term_present(t, vocab) for t in absent)),
                     key=_release_key)

@@ -320,6 +320,7 @@ class Pipeline:
             context=[n.node.get_content() for n in contexts],
             ignore_words=kn.naming_words(routing.product, routing.mentions, t.catalogue), common_words=self.common_words,
             releases_of=kn.timeline_lookup(self.timeline, routing.product, routing.releases),
+            library_vocab=self.library_vocabulary(t.catalogue),
         )
         t.result.knowledge = asdict(verdict)
         t.result.knowledge_missing = verdict.missing
