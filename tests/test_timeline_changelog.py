@@ -129,3 +129,10 @@ def test_a_change_asked_yes_or_no_after_another_clause_is_answered_yes_or_no(tim
     """The question opens with its topic; "did it change" comes after: the listing of what changed opens "Yes"."""
     a = ask(timeline, "the JSON classes: OldEncoder or JSONProvider? did it change 2.2.5 to 3.0.3")
     assert a.kind == "changed_between" and a.answer.startswith("Yes: what changed"), a.answer
+
+
+def test_the_software_after_a_word_of_its_lowest_version_asks_its_versions(timeline):
+    """"did the minimum python change": no "python version" said, the same comparison of the docs' statements."""
+    a = ask(timeline, "did the minimum python change from webfw 2.2.5 to 3.0.3")
+    assert a.answer.startswith("Yes"), a.answer
+    assert "Python 3.7 and newer" in a.answer and "Python 3.8 and newer" in a.answer
