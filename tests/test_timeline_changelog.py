@@ -19,7 +19,8 @@ from assistant.library.timeline import SectionRow, Timeline
 RELEASES = ["1.1.4", "2.2.5", "3.0.3"]
 V220 = ("- Add the ``JSONProvider`` class. Setting ``app.json_encoder`` is deprecated.\n"
         "- The ``OldEncoder`` class is deprecated.")
-V230 = "- ``OldEncoder`` is removed.\n- Drop support for Python 3.7."
+V230 = ("- ``OldEncoder`` is removed.\n- Drop support for Python 3.7.\n- The view helpers are renamed. The old names are\n"
+        "  deprecated.\n\n    - ``render_view`` replaces ``old_render`` and\n      ``old_show``.")
 V100 = "- Add ``OldEncoder`` for JSON. Fix a typo in the tutorial."
 # release -> path -> [(breadcrumb, text)]; each release's CHANGES.rst holds every older version's section again.
 DOCS = {
@@ -28,7 +29,8 @@ DOCS = {
                           ("API > App", "Set the ``json_encoder`` attribute to change JSON.")]},
     "2.2.5": {"CHANGES.rst": [("Version 2.2.5", "- Fix a leak."), ("Version 2.2.0", V220),
                               ("Version 1.1.4", "- Fix a crash."), ("Version 1.0.0", V100)],
-              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON. Deprecated since version 2.2.")],
+              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON. Deprecated since version 2.2."),
+                          ("API > Views", "Call ``old_render`` or ``old_show`` to render a view.")],
               "installation.rst": [("Installation > Python Version", "We recommend the latest version of Python. "
                                     "Webfw supports Python\n3.7 and newer.")]},
     # 3.0.3's changelog also fixes a typo in the 1.0.0 section: no change of 3.0.3.
@@ -136,3 +138,13 @@ def test_the_software_after_a_word_of_its_lowest_version_asks_its_versions(timel
     a = ask(timeline, "did the minimum python change from webfw 2.2.5 to 3.0.3")
     assert a.answer.startswith("Yes"), a.answer
     assert "Python 3.7 and newer" in a.answer and "Python 3.8 and newer" in a.answer
+
+
+def test_a_note_that_another_name_replaces_the_term_is_its_deprecation(timeline):
+    """2.3.0's notes say the old names are deprecated in a parent line and name them in a nested one ("``render_view``
+    replaces ``old_render`` and ``old_show``", wrapped): each replaced name is deprecated in the release that brought
+    2.3.0 (3.0.3); the name that replaces them is not deprecated."""
+    for term in ("old_render", "old_show"):
+        a = ask(timeline, f"{term} deprecated since?")
+        assert a.kind == "deprecated" and a.answer.split(":")[0].endswith("3.0.3"), a.answer
+    assert ask(timeline, "render_view deprecated since?").answer.startswith("No release")
