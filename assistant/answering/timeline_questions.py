@@ -263,6 +263,12 @@ class _Reader:
     def __init__(self, timeline: Timeline, q: TimelineQuestion) -> None:
         self.timeline, self.q = timeline, q
         self.occ = timeline.occurrences(q.product, q.term) if q.term else []
+        if q.term and not q.place:  # a bare API name whose own entry is qualified: "API > Utilities > jinja2.contextfilter"
+            key, seen = normal_term(q.term), {(o.release, o.path, o.ord) for o in self.occ}
+            own = [o for o in timeline.qualifying(q.product, q.term) if (o.release, o.path, o.ord) not in seen
+                   and o.heading.rsplit(" > ", 1)[-1].lower().endswith("." + key)]
+            order = {r: i for i, r in enumerate(q.all_releases)}
+            self.occ = sorted(self.occ + own, key=lambda o: order.get(o.release, len(order))) if own else self.occ
         if q.place:  # a heading said in words is read in its own section only
             self.occ = [o for o in self.occ if o.heading.lower().endswith(q.place.lower())]
         versions = [history_version(o.path, o.heading) for o in self.occ]
