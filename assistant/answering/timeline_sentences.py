@@ -2,7 +2,7 @@
 3.1", "is watchdog still picked automatically when installed (1.0 vs 3.0)"): the sentence of the older release's
 docs (never its notes) that says most of the question's words, looked for in the newer release. The same sentence
 there: "No", it reads the same, quoted once; else the newer release's sentence that says as much, old beside new
-("Yes"). None when no sentence says two of the question's words and half of them.
+("Yes"). None when no sentence says three of the question's words and half of them.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _best(timeline: Timeline, product: str, release: str, asked: set[str]) -> tu
             n = _hits(asked, sent)
             if n and (best is None or (n, -len(sent)) > (best[0], -len(best[1]))):
                 best = (n, sent, s)
-    if best is None or best[0] < 2 or 2 * best[0] < len(asked):
+    if best is None or best[0] < 3 or 2 * best[0] < len(asked):
         return None
     return best
 
