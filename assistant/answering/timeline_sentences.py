@@ -18,6 +18,9 @@ from assistant.library.timeline import Timeline
 __all__ = ["sentence_compared"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"(])|\n\s*\n|\n\s*[-*]\s+")
+# Words of the comparison itself and pronouns ("still work like they did"), read by their first four letters: they
+# say nothing of what is compared, never counted.
+_VAGUE = {"like", "work", "does", "same", "they", "them", "thei", "ther", "this", "that", "thes", "thos", "have"}
 _CODE = re.compile(r"^\s*(?:\.\.|>>>|\$|[{}<#])")
 
 
@@ -53,6 +56,7 @@ def _best(timeline: Timeline, product: str, release: str, asked: set[str]) -> tu
 def sentence_compared(timeline: Timeline, product: str, old: str, new: str, asked: set[str],
                       ans: TimelineAnswer) -> TimelineAnswer | None:
     """`asked`: the question's content roots (change_areas.asked_words), "default" among them when it says it."""
+    asked = {w for w in asked if w[:4] not in _VAGUE}
     found = _best(timeline, product, old, asked)
     if found is None:
         return None
