@@ -18,17 +18,20 @@ from assistant.library.timeline import SectionRow, Timeline
 
 RELEASES = ["1.1.4", "2.2.5", "3.0.3"]
 V220 = ("- Add the ``JSONProvider`` class. Setting ``app.json_encoder`` is deprecated.\n"
-        "- The ``OldEncoder`` class is deprecated.")
-V230 = "- ``OldEncoder`` is removed.\n- Drop support for Python 3.7."
+        "- The ``OldEncoder`` class is deprecated.\n- ``old_filter`` takes a ``key`` argument.")
+V230 = ("- ``OldEncoder`` is removed.\n- Drop support for Python 3.7.\n- The view helpers are renamed. The old names are\n"
+        "  deprecated.\n\n    - ``render_view`` replaces ``old_render`` and\n      ``old_show``.")
 V100 = "- Add ``OldEncoder`` for JSON. Fix a typo in the tutorial."
 # release -> path -> [(breadcrumb, text)]; each release's CHANGES.rst holds every older version's section again.
 DOCS = {
     "1.1.4": {"CHANGES.rst": [("Version 1.1.4", "- Fix a crash."), ("Version 1.0.0", V100)],
-              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON."),
+              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON. Sort it with ``old_filter``."),
                           ("API > App", "Set the ``json_encoder`` attribute to change JSON.")]},
     "2.2.5": {"CHANGES.rst": [("Version 2.2.5", "- Fix a leak."), ("Version 2.2.0", V220),
                               ("Version 1.1.4", "- Fix a crash."), ("Version 1.0.0", V100)],
-              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON. Deprecated since version 2.2.")],
+              "api.rst": [("API > JSON", "The ``OldEncoder`` class encodes JSON. Deprecated since version 2.2."),
+                          ("API > Views", "Call ``old_render`` or ``old_show`` to render a view."),
+                          ("API > Utilities > webfw.old_filter", ".. autofunction:: webfw.old_filter")],
               "installation.rst": [("Installation > Python Version", "We recommend the latest version of Python. "
                                     "Webfw supports Python\n3.7 and newer.")]},
     # 3.0.3's changelog also fixes a typo in the 1.0.0 section: no change of 3.0.3.
@@ -129,3 +132,28 @@ def test_a_change_asked_yes_or_no_after_another_clause_is_answered_yes_or_no(tim
     """The question opens with its topic; "did it change" comes after: the listing of what changed opens "Yes"."""
     a = ask(timeline, "the JSON classes: OldEncoder or JSONProvider? did it change 2.2.5 to 3.0.3")
     assert a.kind == "changed_between" and a.answer.startswith("Yes: what changed"), a.answer
+
+
+def test_the_software_after_a_word_of_its_lowest_version_asks_its_versions(timeline):
+    """"did the minimum python change": no "python version" said, the same comparison of the docs' statements."""
+    a = ask(timeline, "did the minimum python change from webfw 2.2.5 to 3.0.3")
+    assert a.answer.startswith("Yes"), a.answer
+    assert "Python 3.7 and newer" in a.answer and "Python 3.8 and newer" in a.answer
+
+
+def test_a_note_that_another_name_replaces_the_term_is_its_deprecation(timeline):
+    """2.3.0's notes say the old names are deprecated in a parent line and name them in a nested one ("``render_view``
+    replaces ``old_render`` and ``old_show``", wrapped): each replaced name is deprecated in the release that brought
+    2.3.0 (3.0.3); the name that replaces them is not deprecated."""
+    for term in ("old_render", "old_show"):
+        a = ask(timeline, f"{term} deprecated since?")
+        assert a.kind == "deprecated" and a.answer.split(":")[0].endswith("3.0.3"), a.answer
+    assert ask(timeline, "render_view deprecated since?").answer.startswith("No release")
+
+
+def test_a_bare_name_documented_only_by_its_qualified_entry_is_present_there(timeline):
+    """1.1.4 names `old_filter` in prose; 2.2.5 documents it only as its own entry `webfw.old_filter` (autodoc) beside
+    the 2.2.0 notes naming it: 2.2.5 has it, 3.0.3 (no entry) removed it. Before, 2.2.5 named it only as a change."""
+    a = ask(timeline, "old_filter removed in which release")
+    assert a.kind == "removed" and a.answer.startswith("`old_filter` was removed in webfw 3.0.3"), a.answer
+    assert "the last release that documents it is 2.2.5" in a.answer, a.answer

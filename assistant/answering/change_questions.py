@@ -22,6 +22,7 @@ from assistant.answering.change_areas import (
     prose_lines,
 )
 from assistant.answering.routing import detect
+from assistant.answering.timeline_sentences import sentence_compared
 from assistant.answering.timeline_questions import (
     TimelineAnswer,
     TimelineQuestion,
@@ -111,6 +112,10 @@ def _area_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
 _STILL = re.compile(r"\b(?:still|anymore|any\s+more|(?:like|as)\s+(?:it|they)\s+did|or\s+does\s+it)\b", re.IGNORECASE)
 
 
+def _default(question: str) -> set[str]:  # a generic word, but the value asked: "still off by default?"
+    return {"default"} if re.search(r"\bdefault\b", question, re.IGNORECASE) else set()
+
+
 def _behaviour_asked(question: str, catalogue: list[ProductInfo], timeline: Timeline,
                      pinned_product: str | None) -> TimelineAnswer | None:
     """A behaviour said in words, asked as still so in a newer release (no name, left to search by the parser):
@@ -136,8 +141,10 @@ def _behaviour_asked(question: str, catalogue: list[ProductInfo], timeline: Time
         if is_release_notes(s.path, s.heading) and len(hit) >= 3 and 2 * len(hit) >= len(leaf) and \
                 (best is None or len(hit) > best[0]):
             best = (len(hit), s)
-    if best is None:
-        return None
+    if best is None:  # no notes heading says it: the docs' sentence that does, old beside new
+        return sentence_compared(timeline, q.product, old, new, asked | _default(question),
+                                 TimelineAnswer("did_change", q.product, None, "", [new, old],
+                                                product_source=q.product_source))
     ans = TimelineAnswer("changed_between", q.product, None, "", [new, old], product_source=q.product_source)
     s = best[1]
     ans.answer = (f"What the {q.product} {new} notes say of it (compared with {old}), {s.path} › "

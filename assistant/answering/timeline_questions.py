@@ -249,12 +249,26 @@ _STATED = {
 }
 
 
+def _superseded(term: str, line: str) -> bool:
+    """A release note saying another name takes the term's place ("``pass_context`` replaces ``contextfunction``",
+    "X is replaced by Y"): the term is deprecated in that version, though the word is said only above it."""
+    t = token_pattern(term).pattern
+    return bool(re.search(rf"\breplaces\b[^.;]*?{t}|{t}[^.;]*?\b(?:is|are|was|were|has\s+been|have\s+been)\s+"
+                          rf"(?:replaced|superseded)\b", line, re.IGNORECASE | re.MULTILINE))
+
+
 class _Reader:
     """A term's occurrences in one product, with the texts of their sections read once."""
 
     def __init__(self, timeline: Timeline, q: TimelineQuestion) -> None:
         self.timeline, self.q = timeline, q
         self.occ = timeline.occurrences(q.product, q.term) if q.term else []
+        if q.term and not q.place:  # a bare API name whose own entry is qualified: "API > Utilities > jinja2.contextfilter"
+            key, seen = normal_term(q.term), {(o.release, o.path, o.ord) for o in self.occ}
+            own = [o for o in timeline.qualifying(q.product, q.term) if (o.release, o.path, o.ord) not in seen
+                   and o.heading.rsplit(" > ", 1)[-1].lower().endswith("." + key)]
+            order = {r: i for i, r in enumerate(q.all_releases)}
+            self.occ = sorted(self.occ + own, key=lambda o: order.get(o.release, len(order))) if own else self.occ
         if q.place:  # a heading said in words is read in its own section only
             self.occ = [o for o in self.occ if o.heading.lower().endswith(q.place.lower())]
         versions = [history_version(o.path, o.heading) for o in self.occ]
@@ -321,7 +335,8 @@ class _Reader:
                 lines = self.text(o).splitlines()
                 for i in term_lines(self.text(o), term):
                     window = " ".join(ln.strip() for ln in lines[max(0, i - 1): i + 2])
-                    if pattern.search(window):
+                    if pattern.search(window) or kind == "deprecated" and is_release_notes(o.path, o.heading) \
+                            and _superseded(term, window):
                         return o, window[:300]
                 if token_pattern(term).search(o.heading.rsplit(" > ", 1)[-1]):  # the term's own entry: its notes
                     notes = [ln.strip() for ln in lines if _VERSION_NOTE.match(ln) and pattern.search(ln)]

@@ -365,15 +365,18 @@ def spelled_key(q: TimelineQuestion, timeline: Timeline, question: str, old: str
 
 # Another software's versions the docs require, asked as "the minimum python version", "supported python versions",
 # "python support": compared as the docs state them ("Flask supports Python 3.8 and newer").
-_SOFTWARE_ASKED = re.compile(rf"\b({'|'.join(sorted(OTHER_SOFTWARE))})\s+(?:versions?|support|requirements?)\b",
-                             re.IGNORECASE)
+# "python version", "python support"; or the software after a word of its lowest version: "did the minimum python
+# change", "min node bumped?".
+_SOFTWARE_ASKED = re.compile(rf"\b({'|'.join(sorted(OTHER_SOFTWARE))})\s+(?:versions?|support|requirements?)\b|"
+                             rf"\b(?:min(?:imum)?|minimal|lowest|oldest|required|supported)\s+"
+                             rf"({'|'.join(sorted(OTHER_SOFTWARE))})\b", re.IGNORECASE)
 _REQUIRES = re.compile(r"\b(?:supports?|supported|requires?|required|minimum|newer|later|higher|above|at\s+least)\b",
                        re.IGNORECASE)
 
 
 def software_asked(question: str) -> str | None:
     m = _SOFTWARE_ASKED.search(question)
-    return m.group(1).lower() if m else None
+    return (m.group(1) or m.group(2)).lower() if m else None
 
 
 def _requirement(timeline: Timeline, product: str, release: str, software: str) -> tuple[str, str, object] | None:
