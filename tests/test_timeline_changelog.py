@@ -7,14 +7,15 @@ Cheap: a small timeline built here from a three-release changelog and reference 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pytest
+from small_timeline import small_timeline
 
 from assistant.answering.change_questions import answer_timeline_question
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import diff_releases, history_version, in_window, release_of
-from assistant.library.timeline import SectionRow, Timeline
+from assistant.library.timeline import SectionRow
 
 RELEASES = ["1.1.4", "2.2.5", "3.0.3"]
 V220 = ("- Add the ``JSONProvider`` class. Setting ``app.json_encoder`` is deprecated.\n"
@@ -43,29 +44,10 @@ DOCS = {
 }
 
 
-@dataclass
-class _Row:
-    hash: str
-    recipe: str = "r1"
-    status: str = "indexed"
-
-
-class _Manifest:
-    """What Timeline.refresh reads of a manifest: the files of a release and their sections' text."""
-
-    def files(self, product, release):
-        return {p: _Row(str(hash(str(s)))) for p, s in DOCS[release].items()}
-
-    def section_cores(self, product, release, path):
-        return DOCS[release][path]
-
-
 @pytest.fixture(scope="module")
 def timeline(tmp_path_factory):
-    tl = Timeline(tmp_path_factory.mktemp("changelog") / "timeline.sqlite")
-    for r in RELEASES:
-        tl.refresh("webfw", r, _Manifest())
-    return tl
+    path = tmp_path_factory.mktemp("changelog") / "timeline.sqlite"
+    return small_timeline(path, "webfw", {r: DOCS[r] for r in RELEASES})
 
 
 CATALOGUE = [ProductInfo("webfw", "Webfw", [], RELEASES)]

@@ -6,13 +6,11 @@ Cheap: a small timeline built here from two releases' pages (no index, no embedd
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
+from small_timeline import small_timeline
 
 from assistant.answering.change_questions import answer_timeline_question
 from assistant.library.catalogue import ProductInfo
-from assistant.library.timeline import Timeline
 
 RELEASES = ["1.0.1", "2.0.3"]
 DOCS = {
@@ -30,27 +28,10 @@ DOCS = {
 }
 
 
-@dataclass
-class _Row:
-    hash: str
-    recipe: str = "r1"
-    status: str = "indexed"
-
-
-class _Manifest:
-    def files(self, product, release):
-        return {p: _Row(str(hash(str(s)))) for p, s in DOCS[release].items()}
-
-    def section_cores(self, product, release, path):
-        return DOCS[release][path]
-
-
 @pytest.fixture(scope="module")
 def timeline(tmp_path_factory):
-    tl = Timeline(tmp_path_factory.mktemp("sentences") / "timeline.sqlite")
-    for r in RELEASES:
-        tl.refresh("tmplfw", r, _Manifest())
-    return tl
+    path = tmp_path_factory.mktemp("sentences") / "timeline.sqlite"
+    return small_timeline(path, "tmplfw", {r: DOCS[r] for r in RELEASES})
 
 
 def ask(timeline, question):
