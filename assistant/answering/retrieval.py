@@ -229,14 +229,10 @@ class HybridRetriever(BaseRetriever):
             n.node.metadata.pop("_vec", None)
         out = out[: p.candidates]
         if p.dense_slot:
-            md = lambda n: n.node.metadata  # noqa: E731
-            out = dense_only_slot(out, lambda n: (md(n).get("product"), md(n).get("release"), md(n).get("path")),
-                                  lambda n: md(n).get("dense"), lambda n: "bm25" in md(n), p.dense_slot, p.dense_near,
-                                  p.dense_over)
+            out = dense_only_slot(out, file_of, lambda n: n.node.metadata.get("dense"),
+                                  lambda n: "bm25" in n.node.metadata, p.dense_slot, p.dense_near, p.dense_over)
         if p.changelog_slot:
-            md = lambda n: n.node.metadata  # noqa: E731
-            out = changelog_slot(out, lambda n: (md(n).get("product"), md(n).get("release"), md(n).get("path")),
-                                 lambda n: md(n).get("path", ""), first, p.changelog_slot)
+            out = changelog_slot(out, file_of, lambda n: n.node.metadata.get("path", ""), first, p.changelog_slot)
         return RetrievalResult(out, per_query, skipped)
 
     def _fill_dense(self, nodes: dict[str, TextNode], qvec: np.ndarray | None, keys: dict[str, float]) -> None:
@@ -311,7 +307,12 @@ def keep_by_margin(nodes: list[NodeWithScore], margin: float | None) -> list[Nod
     return [n for n in nodes if relevance(n) >= floor]
 
 
+def file_of(node: NodeWithScore) -> tuple:
+    """The file a candidate comes from: (product, release, path)."""
+    md = node.node.metadata
+    return md.get("product"), md.get("release"), md.get("path")
+
+
 def spread_by_file(nodes: list[NodeWithScore], slots: int) -> list[NodeWithScore]:
-    """fusion.spread_files over contexts: a file is a (product, release, path)."""
-    md = lambda n: n.node.metadata  # noqa: E731
-    return spread_files(nodes, lambda n: (md(n).get("product"), md(n).get("release"), md(n).get("path")), slots)
+    """fusion.spread_files over contexts, by `file_of`."""
+    return spread_files(nodes, file_of, slots)
