@@ -15,7 +15,7 @@ import re
 
 from assistant.answering.product_names import OTHER_SOFTWARE
 from assistant.library.terms import identifiers, is_identifier, strength, token_pattern
-from assistant.library.timeline import Timeline
+from assistant.library.timeline import Timeline, like_literal
 
 __all__ = ["STOP", "words_of", "named_by_words", "named_by_phrase", "find_term", "code_word", "stated_release",
            "heading_match"]
@@ -45,7 +45,7 @@ def _candidates(timeline: Timeline, product: str, words: list[str], limit: int =
     """The timeline's terms holding one of the words (identifiers and headings), read once per word."""
     out: dict[str, None] = {}
     for w in words:
-        like = "%" + w.replace("%", "").replace("_", "\\_") + "%"
+        like = "%" + like_literal(w) + "%"
         for (t,) in timeline.db.execute("SELECT DISTINCT term FROM tl_terms WHERE product=? AND term LIKE ? "
                                         "ESCAPE '\\' LIMIT ?", (product, like, limit)):
             out[t] = None
@@ -358,7 +358,7 @@ def heading_match(question: str, timeline: Timeline, products: list[str],
         for w in keys:
             heads.update(h for (h,) in timeline.db.execute(
                 "SELECT DISTINCT heading FROM tl_sections WHERE product=? AND heading LIKE ? ESCAPE '\\' LIMIT 200",
-                (p, "%" + w.replace("%", "").replace("_", "\\_") + "%")))
+                (p, "%" + like_literal(w) + "%")))
         for h in heads:
             place = " > ".join(h.split(" > ")[-2:])
             leaf = {stem(w) for w in words_of(h.rsplit(" > ", 1)[-1])}

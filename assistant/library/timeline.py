@@ -23,7 +23,7 @@ from assistant.library.manifest import Transaction
 from assistant.library.terms import identifiers, is_identifier, normal_term, qualified_pattern, token_pattern
 from assistant.library.versions import sort_releases
 
-__all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections", "file_key", "TIMELINE_VERSION"]
+__all__ = ["SectionRow", "Occurrence", "Timeline", "build_sections", "file_key", "like_literal", "TIMELINE_VERSION"]
 
 # Bump when what is drawn from a file changes (terms.py's rules, how sections are cut): every file is redone once.
 TIMELINE_VERSION = 2
@@ -178,10 +178,9 @@ class Timeline:
             "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product AND "
             "s.release=t.release AND s.path=t.path AND s.ord=t.ord WHERE t.product=? AND t.term=?",
             (product, key)).fetchall()
-        escaped = key.replace("%", "").replace("_", "\\_")  # for LIKE
         if not rows and scan:
             pattern = token_pattern(key)
-            like = "%" + escaped + "%"
+            like = "%" + like_literal(key) + "%"
             rows = [(r, p, o, h) for r, p, o, h, text in self.db.execute(
                 "SELECT release, path, ord, heading, text FROM tl_sections WHERE product=? AND text LIKE ? ESCAPE '\\'",
                 (product, like)) if pattern.search(text) or pattern.search(h)]
@@ -195,11 +194,10 @@ class Timeline:
         key = normal_term(term)
         if not qualified_pattern(key):
             return []
-        escaped = key.replace("%", "").replace("_", "\\_")  # for LIKE
         return _in_order(self.db.execute(
             "SELECT t.release, t.path, t.ord, s.heading FROM tl_terms t JOIN tl_sections s ON s.product=t.product "
             "AND s.release=t.release AND s.path=t.path AND s.ord=t.ord WHERE t.product=? AND t.term LIKE ? "
-            "ESCAPE '\\'", (product, "%." + escaped)).fetchall())
+            "ESCAPE '\\'", (product, "%." + like_literal(key))).fetchall())
 
     def holding(self, products: list[str], terms: list[str], *, stop_at: int | None = None) -> set[str]:
         """The products in which any of the terms occurs as `occurrences` finds it (the identifier index, else a
@@ -242,13 +240,13 @@ class Timeline:
 
     def terms_like(self, product: str, prefix: str, limit: int = 200) -> list[str]:
         """Terms starting with `prefix` (a question about "--experimental-*" flags)."""
-        like = normal_term(prefix).replace("%", "").replace("_", "\\_") + "%"
+        like = like_literal(normal_term(prefix)) + "%"
         return [r[0] for r in self.db.execute("SELECT DISTINCT term FROM tl_terms WHERE product=? AND term LIKE ? "
                                               "ESCAPE '\\' ORDER BY term LIMIT ?", (product, like, limit))]
 
     def terms_containing(self, product: str, word: str, release: str | None = None) -> list[str]:
         """Identifiers with the word inside (`--auto-gomemlimit` for "GOMEMLIMIT"), in one release or any."""
-        like = "%" + normal_term(word).replace("%", "").replace("_", "\\_") + "%"
+        like = "%" + like_literal(normal_term(word)) + "%"
         sql, args = "SELECT DISTINCT term FROM tl_terms WHERE product=? AND term LIKE ? ESCAPE '\\'", [product, like]
         if release is not None:
             sql, args = sql + " AND release=?", args + [release]
@@ -283,6 +281,11 @@ class Timeline:
         if db is not None:
             db.close()
             self._local.db = None
+
+
+def like_literal(key: str) -> str:
+    """A term as a LIKE pattern's literal part (ESCAPE '\\'): "%" dropped, "_" escaped."""
+    return key.replace("%", "").replace("_", "\\_")
 
 
 def _in_order(rows: list[tuple]) -> list[Occurrence]:
