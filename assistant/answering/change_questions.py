@@ -239,8 +239,9 @@ def answer_change_question(q: TimelineQuestion, timeline: Timeline, question: st
         found = spelled_key(q, timeline, question, old, new, ans)
         if found is not None:
             return found
-    if q.kind in ("did_change", "changed_between") and question and software_asked(question):
-        found = software_change(q, timeline, question, old, new, ans)  # "min python version change from 2.2 to 3.0?"
+    software = software_asked(question) if q.kind in ("did_change", "changed_between") and question else None
+    if software:
+        found = software_change(q, timeline, software, old, new, ans)  # "min python version change from 2.2 to 3.0?"
         if found is not None:
             return found
     if q.kind == "did_change":

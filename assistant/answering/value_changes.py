@@ -363,10 +363,9 @@ def spelled_key(q: TimelineQuestion, timeline: Timeline, question: str, old: str
     return None
 
 
-# Another software's versions the docs require, asked as "the minimum python version", "supported python versions",
-# "python support": compared as the docs state them ("Flask supports Python 3.8 and newer").
-# "python version", "python support"; or the software after a word of its lowest version: "did the minimum python
-# change", "min node bumped?".
+# Another software's versions the docs require, compared as the docs state them ("Flask supports Python 3.8 and
+# newer"): asked as "python version", "python support", or the software after a word of its lowest version ("did the
+# minimum python change", "min node bumped?").
 _SOFTWARE_ASKED = re.compile(rf"\b({'|'.join(sorted(OTHER_SOFTWARE))})\s+(?:versions?|support|requirements?)\b|"
                              rf"\b(?:min(?:imum)?|minimal|lowest|oldest|required|supported)\s+"
                              rf"({'|'.join(sorted(OTHER_SOFTWARE))})\b", re.IGNORECASE)
@@ -397,12 +396,11 @@ def _requirement(timeline: Timeline, product: str, release: str, software: str) 
     return best[3], best[4][:300], best[5]
 
 
-def software_change(q: TimelineQuestion, timeline: Timeline, question: str, old: str, new: str,
+def software_change(q: TimelineQuestion, timeline: Timeline, software: str, old: str, new: str,
                     ans: TimelineAnswer) -> TimelineAnswer | None:
-    """"Did the minimum python version change from 2.2 to 3.0?": the versions of that software each release's docs
-    say it supports, both quoted and cited; None when either release states none."""
-    software = software_asked(question)
-    a = _requirement(timeline, q.product, old, software) if software else None
+    """"Did the minimum python version change from 2.2 to 3.0?": the versions of `software` (`software_asked`) each
+    release's docs say it supports, both quoted and cited; None when either release states none."""
+    a = _requirement(timeline, q.product, old, software)
     b = _requirement(timeline, q.product, new, software) if a else None
     if b is None:
         return None
