@@ -58,7 +58,7 @@ def strip_running_lines(pages: list[list[str]]) -> list[list[str]]:
     for lines, edge in zip(pages, edges):
         counts.update({_normalise(lines[i]) for i in edge})
     repeated = {line for line, count in counts.items() if count >= 2 and count * 2 > len(pages)}
-    repeated |= set(_page_numbered(pages, edges))
+    repeated |= _page_numbered(pages, edges).keys()
     return [
         [line for i, line in enumerate(lines)
          if not (i in edge and (_normalise(line) in repeated or _PAGE_NUMBER.match(line)))]
@@ -70,7 +70,7 @@ def printed_page_numbers(pages: list[list[str]]) -> list[str | None]:
     """The page number printed in each page's running header or footer, for a PDF that carries no page labels: None
     where it is the page's index, or where none is printed and the pages either side do not agree on it."""
     offsets: list[int | None] = [None] * len(pages)
-    for line, by_page in _page_numbered(pages, _edges(pages)).items():
+    for by_page in _page_numbered(pages, _edges(pages)).values():
         for index, offset in by_page.items():
             offsets[index] = offset
     known = [i for i, offset in enumerate(offsets) if offset is not None]
