@@ -34,7 +34,7 @@ _HOW_WHY = re.compile(r"\b(?:how|why|where|who)\b|\bwhat\s+(?:is|are|was|does|do
                       r"different\b|(?:the\s+)?(?:story|deal|situation|status)\b)|\bcan\s+(?:i|we|you)\s+(?:set|change|"
                       r"adjust|tune)\b|"
                       r"\b(?:configur\w*|set\s*up|setting\s+up|explain\w*|examples?|tutorial|steps?|install\w*|"
-                      r"troubleshoot\w*|debug\w*|meaning|purpose|recommend\w*|best\s+practices?|tune|tuning)\b",
+                      r"troubleshoot\w*|debug(?!gers?\b)\w*|meaning|purpose|recommend\w*|best\s+practices?|tune|tuning)\b",
                       re.IGNORECASE)
 _SYMPTOM = re.compile(r"\b(?:errors?|fail\w*|crash\w*|panic\w*|warn(?:s|ing)?|broken|stuck|slow|hang\w*|timed?\s+out|"
                       r"refus\w*|reject\w*|denied|invalid|unknown|cannot|can'?t|won'?t|doesn'?t|isn'?t\s+working)\b",
@@ -59,7 +59,9 @@ _CODE = re.compile(r"[^\s,;:?()]*\w[_\-.=/]\w[^\s,;:?()]*")
 _VERSION = re.compile(r"\bv?\d+(?:\.\d+)*\b")
 # Words of asking (beside timeline_words.STOP) that ask nothing of the term.
 _ASKING = {"would", "will", "should", "present", "too", "also", "really", "yet", "okay", "knob", "knobs", "yes", "right",
-           "correct", "true"}
+           "correct", "true",
+          # where in the docs it is asked ("the Allowed Hosts section in the 2.0.3 docs?"), as "docs" is
+          "section", "sections", "heading", "chapter"}
 
 
 def may_decide(question: str) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from assistant.answering.product_names import OTHER_SOFTWARE
+from assistant.answering.timeline_spelling import respelled
 from assistant.library.terms import identifiers, is_identifier, strength, token_pattern
 from assistant.library.timeline import Timeline, like_literal
 
@@ -138,6 +139,10 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
     seq = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]  # the question's words, in order
     words = [w for w in dict.fromkeys(seq) if w not in STOP and w not in product_words and len(w) >= 4]
     ids = sorted((t for t in identifiers(rest.replace("*", "")) if t not in product_words), key=strength)
+    # "_COMPLETE=source_bash", an assignment the docs never write whole (`_FOO_BAR_COMPLETE=source_bash`), names its
+    # value too: of the two, the rarer name is what the question asks about (the variable is in every release).
+    ids += [v for t in ids if "=" in t and identifiers(v := t.split("=", 1)[1]) and v not in ids
+            and not any(timeline.occurrences(p, t, scan=False) for p in products)]
     # Of the names the docs hold, the surest kind first, then the rarest: "remote_write max_samples_per_send" asks
     # about max_samples_per_send, the section remote_write only places it.
     held = [(strength(t), len(occ), i, t, p) for i, t in enumerate(ids) for p in products
@@ -169,6 +174,10 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
         return short
     # Headings are terms too: "Time Durations" as two or three words of the question.
     grams = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
+    # A heading may hold a word the finder skips as a word of asking: "Allowed Hosts", "Supported Versions". Two or
+    # three adjacent words as typed, one of them a content word, none a function word: the heading they are.
+    grams += [" ".join(run) for n in (3, 2) for i in range(len(seq) - n + 1) if (run := seq[i:i + n])
+              and not set(run) & (_FUNCTION | product_words) and not set(run) <= STOP and set(run) & STOP]
     for g in grams:
         for p in products:
             if timeline.occurrences(p, g, scan=False):
@@ -206,7 +215,9 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
         seen = [(len(occ), g, p) for g in sorted(phrases) for p in products if (occ := timeline.occurrences(p, g))]
         if seen:
             return min(seen)[1:]
-    return min(counted)[2:] if counted else (None, None)
+    if counted:
+        return min(counted)[2:]
+    return respelled(words, timeline, products) or (None, None)  # no word held: one of them mistyped?
 
 
 def dotted_tail(timeline: Timeline, product: str, name: str) -> str | None:
@@ -365,7 +376,9 @@ def heading_match(question: str, timeline: Timeline, products: list[str],
             words = {stem(w) for w in words_of(place)}
             if not leaf or not leaf <= said or len(words & said) < least:
                 continue
-            rank = (-len(words & said), min(seq.index(w) for w in leaf))
+            # Then the place with fewer words unsaid, then by name: `heads` is a set, and two places of one heading
+            # ("promtool test > promtool test rules", "Flags > promtool test rules") tied by hash order from run to run.
+            rank = (-len(words & said), min(seq.index(w) for w in leaf), len(words - said), h)
             if best is None or rank < best[0]:
                 best = (rank, h.rsplit(" > ", 1)[-1].lower(), place, p)
     return best[1:] if best else None
@@ -422,7 +435,7 @@ OTHERS = rf"(?!(?:{'|'.join(sorted(OTHER_SOFTWARE | {'os', 'browser'}))})\s)"
 # "X added in? (2.x i think)": an aside in brackets may follow the question mark.
 TIME = re.compile(r"\bwhen\s+(?:was|were|did|has|had|is|are|does|do|could|can|exactly)\b|\bwhen\s*(?:[?,.!:;]|$)|"
                   rf"\b(?:wh?ich|what)\s+{OTHERS}(?:\w+\s+){{0,2}}(?:releases?|versions?)\b|"
-                  r"\b(?:wh?ich|what)\s+\w+\s+(?:gave|brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*\?|"
+                  r"\b(?:wh?ich|what)\s+\w+\s+(?:gave|brought|added|introduced|shipped|removed|dropped|killed|deprecated|got\s+rid)\b|\bsince\s*(?:\?|$)|"
                   r"\bsince\s+(?:when|which|what|v?\d|releases?|versions?)\b|\bin\s+which\b|"
                   r"\bin\s*\?\s*(?:\([^()]*\)\s*)?$|"
                   r"\b(?:first|last|latest|earliest)\s+(?:\w+\s+)?(?:releases?|versions?)\b|\bhow\s+long\s+(?:has|have)\b",

@@ -1,0 +1,111 @@
+"""Presence questions (issue 16, round 13): when a name came, went or was deprecated, whether a release has it, in
+the words users type: "deprecated since" with no question mark, a name mistyped by one letter, a variable's value
+(`_COMPLETE=source_bash`), a heading holding a word of asking ("Allowed Hosts").
+
+Cheap: small timelines built here from a few lines of the real Werkzeug, Jinja2 and Click docs (no index, no
+embedding)."""
+
+from __future__ import annotations
+
+import pytest
+from small_timeline import small_timeline
+
+from assistant.answering.change_questions import answer_timeline_question
+from assistant.answering.timeline_spelling import one_edit
+from assistant.library.catalogue import ProductInfo
+
+WERKZEUG = ["1.0.1", "2.0.3", "3.0.6"]
+V200 = ("-   Deprecate the ``useragents`` module and the built-in user agent\n    parser. Use a dedicated parser library "
+        "instead by subclassing\n    ``user_agent.UserAgent`` and setting ``Request.user_agent_class``.\n    :issue:`2078`")
+ENABLING = ("Enable the debugger by wrapping the application with the\n`DebuggedApplication` middleware. Alternatively, "
+            "you can pass\n``use_debugger=True`` to `run_simple` and it will do that for you.")
+HOSTS = ("The debug console will only be served if the request comes from a trusted host.\nIf a request comes from a "
+         "browser page that is not served on a trusted URL, a\n400 error will be returned.")
+AGENT = "The ``useragents`` module parses the user agent string: ``UserAgentParser``."
+WERKZEUG_DOCS = {
+    "1.0.1": {"utils.rst": [("Utilities > User Agent API", AGENT)],
+              "debug.rst": [("Debugging Applications > Enabling the Debugger", ENABLING)]},
+    "2.0.3": {"CHANGES.rst": [("Version 2.0.0", V200)], "utils.rst": [("Utilities > User Agent API", AGENT)],
+              "debug.rst": [("Debugging Applications > Enabling the Debugger", ENABLING)]},
+    "3.0.6": {"CHANGES.rst": [("Version 2.0.0", V200)],
+              "debug.rst": [("Debugging Applications > Enabling the Debugger", ENABLING),
+                            ("Debugging Applications > Allowed Hosts", HOSTS)]},
+}
+JINJA = ["2.11.3", "3.0.3", "3.1.4"]
+ENTRY = ("API > Utilities > jinja2.environmentfunction", ".. autofunction:: jinja2.environmentfunction")
+PASS = ("API > Utilities > jinja2.pass_environment", ".. autofunction:: jinja2.pass_environment")
+JINJA_DOCS = {"2.11.3": {"api.rst": [ENTRY]}, "3.0.3": {"api.rst": [ENTRY, PASS]}, "3.1.4": {"api.rst": [PASS]}}
+CLICK = ["7.1.2", "8.0.0", "8.1.7"]
+ACTIVATION = ("If your tool is called ``foo-bar``, then the variable is called\n``_FOO_BAR_COMPLETE``. By exporting it "
+              "with the ``source_{shell}``\nvalue it will output the activation script to evaluate.\n\n"
+              "    eval \"$(_FOO_BAR_COMPLETE=source_bash foo-bar)\"")
+ENABLING_8 = ("The ``_{PROG_NAME}_COMPLETE`` variable tells the program to output the completion script.\n\n"
+              "    eval \"$(_FOO_BAR_COMPLETE=bash_source foo-bar)\"")
+CLICK_DOCS = {"7.1.2": {"bashcomplete.rst": [("Shell Completion > Activation", ACTIVATION)]},
+              "8.0.0": {"shell-completion.rst": [("Shell Completion > Enabling Completion", ENABLING_8)]},
+              "8.1.7": {"shell-completion.rst": [("Shell Completion > Enabling Completion", ENABLING_8)]}}
+
+
+@pytest.fixture(scope="module")
+def catalogue_and_timelines(tmp_path_factory):
+    root = tmp_path_factory.mktemp("presence")
+    timelines = {}
+    for name, docs in (("werkzeug", WERKZEUG_DOCS), ("jinja2", JINJA_DOCS), ("click", CLICK_DOCS)):
+        timelines[name] = small_timeline(root / f"{name}.sqlite", name, docs)
+    return timelines
+
+
+def ask(timelines, product, releases, question):
+    return answer_timeline_question(question, [ProductInfo(product, product.title(), [], releases)], timelines[product])
+
+
+def test_a_trailing_since_asks_a_time_as_since_with_a_question_mark_does(catalogue_and_timelines):
+    """"useragents module deprecated since" (typed without "?"): its deprecation, stated in 2.0.0's notes that 2.0.3
+    brought. Before, a bare "since" asked nothing and the question was searched."""
+    a = ask(catalogue_and_timelines, "werkzeug", WERKZEUG, "useragents module deprecated since")
+    assert a is not None and a.kind == "deprecated", a
+    assert a.answer.startswith("`useragents` is deprecated as of werkzeug 2.0.3"), a.answer
+
+
+def test_one_edit_is_one_letter_missing_extra_wrong_or_swapped():
+    assert one_edit("enviromentfunction", "environmentfunction")  # missing
+    assert one_edit("contextfiltter", "contextfilter") and one_edit("contextfiltar", "contextfilter")
+    assert one_edit("contxetfilter", "contextfilter")  # two neighbours swapped
+    assert not one_edit("contextfilter", "contextfilter") and not one_edit("contextfunction", "contextfilter")
+    assert not one_edit("cnotxetfilter", "contextfilter")
+
+
+def test_a_name_mistyped_by_one_letter_is_the_name_the_docs_hold(catalogue_and_timelines):
+    """"enviromentfunction" is in no release; `jinja2.environmentfunction`'s entry is in 2.11.3 and 3.0.3: removed in
+    3.1.4. Before, no term was found and the question was searched."""
+    a = ask(catalogue_and_timelines, "jinja2", JINJA, "enviromentfunction removed in what release")
+    assert a is not None and a.kind == "removed" and a.term == "environmentfunction", a
+    assert a.answer.startswith("`environmentfunction` was removed in jinja2 3.1.4"), a.answer
+
+
+def test_a_value_assigned_to_a_variable_is_the_name_asked_about(catalogue_and_timelines):
+    """"_COMPLETE=source_bash": the variable is in every release, its value `source_bash` only in 7.1.2 (8.0.0 spells
+    it bash_source): dropped in 8.0.0. Before, the answer was about `_COMPLETE`, "not removed"."""
+    a = ask(catalogue_and_timelines, "click", CLICK, "when was _COMPLETE=source_bash dropped")
+    assert a is not None and a.term == "source_bash", a
+    assert a.answer.startswith("`source_bash` was removed in click 8.0.0"), a.answer
+
+
+def test_a_heading_holding_a_word_of_asking_is_found_and_its_absence_answered(catalogue_and_timelines):
+    """"Allowed Hosts" ("allowed" is a word of asking elsewhere) is a heading of 3.0.6 only; "section", "docs" say
+    where it is asked, "debugger" is the feature, not a how-to: 2.0.3 lacks it. Before: searched."""
+    a = ask(catalogue_and_timelines, "werkzeug", WERKZEUG, "Allowed Hosts section in debugger docs for 2.0.3?")
+    assert a is not None and a.kind == "in_release" and a.term == "allowed hosts", a
+    assert a.answer.startswith("No: werkzeug 2.0.3 does not mention"), a.answer
+
+
+def test_two_places_of_one_heading_tie_broken_by_the_words_unsaid(tmp_path):
+    """"promtool test > promtool test rules" and "Flags > promtool test rules" both hold every word said; the place
+    saying nothing unasked ("Flags") wins, in every run. Before, a set's hash order chose, differing from run to run."""
+    from assistant.answering.timeline_words import heading_match
+    rows = [("promtool test > promtool test rules", "Unit tests for rules."),
+            ("Flags > promtool test rules", "The --run flag.")]
+    timeline = small_timeline(tmp_path / "t.sqlite", "prometheus", {"v2.53.0": {"cli.md": rows[:1],
+                                                                                 "flags.md": rows[1:]}})
+    found = heading_match("only run some of my rule test groups with promtool - since?", timeline, ["prometheus"])
+    assert found == ("promtool test rules", "promtool test > promtool test rules", "prometheus")
