@@ -109,3 +109,43 @@ def test_two_places_of_one_heading_tie_broken_by_the_words_unsaid(tmp_path):
                                                                                  "flags.md": rows[1:]}})
     found = heading_match("only run some of my rule test groups with promtool - since?", timeline, ["prometheus"])
     assert found == ("promtool test rules", "promtool test > promtool test rules", "prometheus")
+
+
+HASH = ("Utilities > Security Helpers > generate_password_hash", "generate_password_hash")
+V300 = "-   ``generate_password_hash`` uses scrypt by default. #2769"
+V230 = ("-   ``generate_password_hash`` supports scrypt. Plain hash methods are deprecated, only\n"
+        "    scrypt and pbkdf2 are supported. #2654")
+V061 = ("Version 0.6.1", "- added secure password hashing and checking functions.")
+REGISTER = ("Blueprints and Views > The First View: Register", "The password is hashed with ``generate_password_hash`` "
+            "for security.")
+
+
+@pytest.fixture(scope="module")
+def two_products(tmp_path_factory):
+    """Werkzeug documents generate_password_hash in every release, scrypt only in 3.0.6's notes; Flask's tutorial
+    names generate_password_hash in every release and never scrypt. One timeline holds both products."""
+    path = tmp_path_factory.mktemp("varying") / "timeline.sqlite"
+    small_timeline(path, "flask", {r: {"tutorial/views.rst": [REGISTER]} for r in ("1.1.4", "2.2.5", "3.0.3")})
+    docs = {"1.0.1": {"utils.rst": [HASH], "CHANGES.rst": [V061]}, "2.0.3": {"utils.rst": [HASH], "CHANGES.rst": [V061]},
+            "3.0.6": {"utils.rst": [HASH], "CHANGES.rst": [("Version 3.0.0", V300), ("Version 2.3.0", V230), V061]}}
+    return small_timeline(path, "werkzeug", docs)
+
+
+CATALOGUE2 = [ProductInfo("flask", "Flask", [], ["1.1.4", "2.2.5", "3.0.3"]),
+              ProductInfo("werkzeug", "Werkzeug", [], WERKZEUG)]
+
+
+def test_of_two_names_said_the_one_whose_releases_differ_is_asked_about(two_products):
+    """"when did generate_password_hash switch to scrypt": the function is in every release (its coming would be "the
+    oldest release"), scrypt came in 3.0.6, and only Werkzeug's docs hold both. Before: no kind decided, searched."""
+    a = answer_timeline_question("when did generate_password_hash switch to scrypt", CATALOGUE2, two_products)
+    assert a is not None and a.kind == "introduced" and a.product == "werkzeug" and a.term == "scrypt", a
+    assert a.answer.startswith("`scrypt` first appears in werkzeug 3.0.6"), a.answer
+
+
+def test_the_name_found_everywhere_is_context_not_another_thing_asked(two_products):
+    """"scrypt password hashing in 2.0?": "password hashing" places scrypt, it asks nothing more: 2.0.3 lacks
+    scrypt, "No". Before: the term was "password hashing", in every release, and the question was searched."""
+    a = answer_timeline_question("scrypt password hashing in 2.0?", CATALOGUE2, two_products)
+    assert a is not None and a.kind == "in_release" and a.term == "scrypt", a
+    assert a.answer.startswith("No: werkzeug 2.0.3 does not mention `scrypt`"), a.answer

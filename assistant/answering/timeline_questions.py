@@ -17,8 +17,9 @@ from assistant.answering import citations as cite
 from assistant.answering.routing import detect
 from assistant.answering.timeline_cues import asks_same, listed_releases, listing
 from assistant.answering.timeline_evidence import decide_kind, may_decide, may_take, propose, unasked_words
+from assistant.answering.timeline_varying import varying
 from assistant.answering.timeline_words import (FATE, REMOVED, STOP, TIME, code_word, find_term, heading_match,
-                                               stated_release)
+                                               stated_release, words_of)
 from assistant.library.catalogue import ProductInfo
 from assistant.library.diffs import history_version, is_release_notes, release_of
 from assistant.library.terms import identifiers, is_identifier, normal_term, qualified_pattern, token_pattern
@@ -132,6 +133,15 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         routing = detect(question, catalogue, pinned_product=product)
     # Releases the question names: a release routing chose by default (the newest) is no release asked about.
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
+    # Two names said, the one found in every release: its coming or presence is asked of the other (timeline_varying).
+    context = None
+    if term is not None and (asked := propose(question, len(named))) in (None, "introduced", "in_release") and (
+            found := varying(question, term, [product, *(x for x in products if x != product and not first_product)],
+                             timeline, product_words, came=asked == "introduced")):
+        (term, p), context = found, term
+        if p != product:  # "generate_password_hash" is in Flask's tutorial too; "scrypt" only in Werkzeug's notes
+            product, routing = p, detect(question, catalogue, pinned_product=p)
+            named = sort_releases(routing.releases) if routing.product == p and routing.mentions else []
     # A name, not one plain word of the question as it stands ("behaviour"): cues in any words apply to it.
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
     # A name as the question writes it, too: "JSONEncoder" is CamelCase there, the timeline keys it "jsonencoder".
@@ -145,11 +155,11 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     # The one decision (timeline_evidence.decide_kind): the cue words propose, the timeline's evidence decides. A name
     # ("limitk" written as code too) brings its evidence; a plain word only its cue words.
     documented, unasked = None, []
-    if term is not None and (a_name or code_word([term], timeline, [product]) or
+    if term is not None and (context or a_name or code_word([term], timeline, [product]) or
                              spelled is not None and identifiers(spelled.group(0))):
         r = _Reader(timeline, TimelineQuestion("in_release", product, term, named, timeline.releases(product)))
         documented = r.releases(live=True) or r.releases()
-        unasked = unasked_words(question, term, product_words, [o.heading + "\n" + "\n".join(r.lines(o))
+        unasked = unasked_words(question, term, product_words | set(words_of(context or "")), [o.heading + "\n" + "\n".join(r.lines(o))
                                                                 for o in r.occ if o.release == named[0]][:40]) \
             if named else []
     kind = decide_kind(question, len(named), documented, timeline.releases(product), named[0] if named else None,
@@ -175,7 +185,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         term = None  # "which flags were added in 3.6?": the words say what to list, they name no term
     place = None
     if kind in ("introduced", "removed", "deprecated", "in_release", "which_releases") and term is not None \
-            and not identifiers(term):  # plain words: a heading path the question says more of than the term
+            and not identifiers(term) and not context:  # plain words: a heading path the question says more of than the term
         found = heading_match(question, timeline, [product])
         if found and found[0] != term and len(found[1].split()) > len(term.split()):
             term, place = found[0], found[1]
