@@ -149,3 +149,24 @@ def test_the_name_found_everywhere_is_context_not_another_thing_asked(two_produc
     a = answer_timeline_question("scrypt password hashing in 2.0?", CATALOGUE2, two_products)
     assert a is not None and a.kind == "in_release" and a.term == "scrypt", a
     assert a.answer.startswith("No: werkzeug 2.0.3 does not mention `scrypt`"), a.answer
+
+
+ETCD = ["v3.4", "v3.5", "v3.6"]
+V2STORE = ("- Manually remove the v2 custom data from the data directory, or - Start etcd with the flag\n"
+           "`--v2-deprecation=write-only-skip-check` so that the v2store check is skipped on startup.")
+FLAGS = "--v2-deprecation 'not-yet'\n  Phase of v2store deprecation. Allows to opt-in for higher compatibility mode."
+
+
+def test_a_hyphenated_name_is_neither_a_cue_nor_a_release_mention(tmp_path):
+    """"a v2-deprecation mode ... first documented in which release": "deprecation" is part of the name, not its
+    deprecation asked; "v2" is the name's, not a release said. The flag came in v3.5. Before: asked as a deprecation
+    of "-deprecation", a name no release holds, and searched."""
+    docs = {"v3.4": {"op-guide/configuration.md": [("Configuration flags > Member flags", "--snapshot-count 10000")]},
+            "v3.5": {"op-guide/configuration.md": [("Configuration flags > Member flags", FLAGS)],
+                     "upgrades/upgrade_3_6.md": [("Upgrade etcd from 3.5 to 3.6 > Preparation", V2STORE)]},
+            "v3.6": {"op-guide/configuration.md": [("Configuration flags > Member flags", FLAGS)]}}
+    timeline = small_timeline(tmp_path / "t.sqlite", "etcd", docs)
+    a = answer_timeline_question("theres a v2-deprecation mode that skips the v2store check on startup, first "
+                                 "documented in which release", [ProductInfo("etcd", "etcd", [], ETCD)], timeline)
+    assert a is not None and a.kind == "introduced" and a.term == "--v2-deprecation", a
+    assert a.answer.startswith("`--v2-deprecation` first appears in etcd v3.5"), a.answer

@@ -34,7 +34,7 @@ _HOW_WHY = re.compile(r"\b(?:how|why|where|who)\b|\bwhat\s+(?:is|are|was|does|do
                       r"different\b|(?:the\s+)?(?:story|deal|situation|status)\b)|\bcan\s+(?:i|we|you)\s+(?:set|change|"
                       r"adjust|tune)\b|"
                       r"\b(?:configur\w*|set\s*up|setting\s+up|explain\w*|examples?|tutorial|steps?|install\w*|"
-                      r"troubleshoot\w*|debug(?!gers?\b)\w*|meaning|purpose|recommend\w*|best\s+practices?|tune|tuning)\b",
+                      r"troubleshoot\w*|debug(?!ger)\w*|meaning|purpose|recommend\w*|best\s+practices?|tune|tuning)\b",
                       re.IGNORECASE)
 _SYMPTOM = re.compile(r"\b(?:errors?|fail\w*|crash\w*|panic\w*|warn(?:s|ing)?|broken|stuck|slow|hang\w*|timed?\s+out|"
                       r"refus\w*|reject\w*|denied|invalid|unknown|cannot|can'?t|won'?t|doesn'?t|isn'?t\s+working)\b",
@@ -209,8 +209,9 @@ _BETWEEN_ONLY = re.compile(r"^\s*[^\s?]+\s*[:,\-–—]?\s*(?:between\s+(?:\w+\s
                            re.IGNORECASE)
 
 
-# A flag or a snake_case name, whose parts are no cue words.
-_NAMES = re.compile(r"(?<![\w-])--[\w.\-=/]+|\b[A-Za-z]\w*(?:_\w+)+(?:\(\))?")
+# A flag, a snake_case or hyphenated name, whose parts are no cue words ("a v2-deprecation mode ... first documented
+# in which release" asks when the mode came, not when something was deprecated).
+_NAMES = re.compile(r"(?<![\w-])--[\w.\-=/]+|\b[A-Za-z]\w*(?:_\w+)+(?:\(\))?|\b[A-Za-z]\w*(?:-[A-Za-z0-9]\w*)+")
 
 
 def propose(question: str, named: int, a_name: bool = True, has_term: bool = True) -> str | None:

@@ -120,8 +120,8 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     products = [p for p in products if p in held]
     if not products:
         return None
-    spans = [(m.start(), m.end()) for raw in routing.mentions
-             for m in re.finditer(re.escape(raw), question, re.IGNORECASE)]
+    spans = [(m.start(), m.end()) for raw in routing.mentions  # "v2" in "v2-deprecation" is the name's
+             for m in re.finditer(rf"(?<!-){re.escape(raw)}(?!-)", question, re.IGNORECASE)]
     product_words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]}
     term, product = find_term(question, spans, timeline, products, product_words)
     if product is None:
@@ -159,9 +159,8 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
                              spelled is not None and identifiers(spelled.group(0))):
         r = _Reader(timeline, TimelineQuestion("in_release", product, term, named, timeline.releases(product)))
         documented = r.releases(live=True) or r.releases()
-        unasked = unasked_words(question, term, product_words | set(words_of(context or "")), [o.heading + "\n" + "\n".join(r.lines(o))
-                                                                for o in r.occ if o.release == named[0]][:40]) \
-            if named else []
+        unasked = unasked_words(question, term, product_words | set(words_of(context or "")), [
+            o.heading + "\n" + "\n".join(r.lines(o)) for o in r.occ if o.release == named[0]][:40]) if named else []
     kind = decide_kind(question, len(named), documented, timeline.releases(product), named[0] if named else None,
                        unasked, a_name, term is not None)
     if kind is None and len(named) == 1 and term is not None and is_identifier(term) and FATE.search(question) \
@@ -185,7 +184,7 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         term = None  # "which flags were added in 3.6?": the words say what to list, they name no term
     place = None
     if kind in ("introduced", "removed", "deprecated", "in_release", "which_releases") and term is not None \
-            and not identifiers(term) and not context:  # plain words: a heading path the question says more of than the term
+            and not identifiers(term) and not context:  # plain words: a heading path the question says more of
         found = heading_match(question, timeline, [product])
         if found and found[0] != term and len(found[1].split()) > len(term.split()):
             term, place = found[0], found[1]
