@@ -170,3 +170,11 @@ def test_a_hyphenated_name_is_neither_a_cue_nor_a_release_mention(tmp_path):
                                  "documented in which release", [ProductInfo("etcd", "etcd", [], ETCD)], timeline)
     assert a is not None and a.kind == "introduced" and a.term == "--v2-deprecation", a
     assert a.answer.startswith("`--v2-deprecation` first appears in etcd v3.5"), a.answer
+
+
+def test_an_identifier_mistyped_by_one_letter_is_the_name_the_docs_hold(catalogue_and_timelines):
+    """"pass_enviroment" is no name of the docs; `jinja2.pass_environment` is, from 3.0.3. Before: "No release
+    mentions `pass_enviroment`"."""
+    a = ask(catalogue_and_timelines, "jinja2", JINJA, "pass_enviroment added when?")
+    assert a is not None and a.kind == "introduced" and a.term == "pass_environment", a
+    assert a.answer.startswith("`pass_environment` first appears in jinja2 3.0.3"), a.answer

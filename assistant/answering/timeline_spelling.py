@@ -2,8 +2,9 @@
 `environmentfunction`, which the docs hold, while no word of the question as typed is in them.
 
 Read only when the term finder found no word of the question in the docs at all (timeline_words.find_term's last
-resort), so a question it answers today is never read otherwise. A long word (8 letters or more: a short one is an
-English word as often as a name, "suport" is "support") is compared with the names the docs hold, and with each
+resort), or only an identifier they never name ("pass_enviroment"), so a question it answers today is never read
+otherwise. A long word (8 letters or more: a short one is an English word as often as a name, "suport" is
+"support") or an identifier of 6 characters or more is compared with the names the docs hold, and with each
 dotted name's last part (`jinja2.environmentfunction` is documented as `environmentfunction`); one letter missing,
 extra, wrong or two swapped is a typo. Two names that near decide nothing.
 """
@@ -29,16 +30,17 @@ def one_edit(a: str, b: str) -> bool:
     return a[i + 1:] == b[i + 1:] or a[i + 2:] == b[i + 2:] and a[i:i + 2] == b[i:i + 2][::-1]
 
 
-def respelled(words: list[str], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
-    """(name, product): the one name the docs hold that a long word of the question misspells by one letter."""
-    for w in (w.lower() for w in words if len(w) >= LONG and w.isalpha()):
+def respelled(words: list[str], timeline: Timeline, products: list[str],
+              names: bool = False) -> tuple[str, str] | None:
+    """(name, product): the one name the docs hold that a long word of the question misspells by one letter.
+    `names`: the words are identifiers the docs never name ("pass_contxt"), of 6 characters or more: shaped as a
+    name, no everyday word."""
+    for w in (w.lower() for w in words if len(w) >= LONG and w.isalpha() or names and len(w) >= 6):
         near: set[tuple[str, str]] = set()
         for p in products:
             for (term,) in timeline.db.execute("SELECT DISTINCT term FROM tl_terms WHERE product=? AND length(term) "
                                                ">= ?", (p, len(w) - 1)):
-                tail = term.rsplit(".", 1)[-1]
-                if one_edit(w, tail):
-                    near.add((tail, p))
+                near.update((t, p) for t in {term, term.rsplit(".", 1)[-1]} if one_edit(w, t))
         if len(near) == 1:
             return near.pop()
     return None

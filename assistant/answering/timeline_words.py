@@ -167,8 +167,8 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
             family = [x for x in timeline.terms_like(p, t) if x[len(t):len(t) + 1] in ("-", ".", "_")]
             if family:
                 return min(family, key=len), p
-    if ids:  # an identifier the docs never name: asked about, and missing
-        return ids[0], products[0] if len(products) == 1 else None
+    if ids:  # an identifier the docs never name: mistyped, else asked about, and missing
+        return respelled(ids, timeline, products, names=True) or (ids[0], products[0] if len(products) == 1 else None)
     short = named_by_short(rest, timeline, products, product_words)
     if short:
         return short
