@@ -41,7 +41,9 @@ ACTIVATION = ("If your tool is called ``foo-bar``, then the variable is called\n
               "    eval \"$(_FOO_BAR_COMPLETE=source_bash foo-bar)\"")
 ENABLING_8 = ("The ``_{PROG_NAME}_COMPLETE`` variable tells the program to output the completion script.\n\n"
               "    eval \"$(_FOO_BAR_COMPLETE=bash_source foo-bar)\"")
-CLICK_DOCS = {"7.1.2": {"bashcomplete.rst": [("Shell Completion > Activation", ACTIVATION)]},
+TOC = ("Welcome to Click > Documentation", "This part of the documentation guides you through all of the library's\n"
+       "usage patterns.\n\n   why\n   quickstart\n   testing\n   utils\n   bashcomplete\n   exceptions")
+CLICK_DOCS = {"7.1.2": {"bashcomplete.rst": [("Shell Completion > Activation", ACTIVATION)], "index.rst": [TOC]},
               "8.0.0": {"shell-completion.rst": [("Shell Completion > Enabling Completion", ENABLING_8)]},
               "8.1.7": {"shell-completion.rst": [("Shell Completion > Enabling Completion", ENABLING_8)]}}
 
@@ -178,3 +180,12 @@ def test_an_identifier_mistyped_by_one_letter_is_the_name_the_docs_hold(catalogu
     a = ask(catalogue_and_timelines, "jinja2", JINJA, "pass_enviroment added when?")
     assert a is not None and a.kind == "introduced" and a.term == "pass_environment", a
     assert a.answer.startswith("`pass_environment` first appears in jinja2 3.0.3"), a.answer
+
+
+def test_a_page_asked_by_its_file_name_is_a_name(catalogue_and_timelines):
+    """"bashcomplete" is a plain lowercase word of the question, but it is the name of 7.1.2's page bashcomplete.rst
+    (listed in its table of contents): asked of 8.1.7, which lacks it, "No". Before: a plain word, read by no shape
+    of a name's question, and searched."""
+    a = ask(catalogue_and_timelines, "click", CLICK, "bashcomplete - still around in 8.1.7?")
+    assert a is not None and a.kind == "in_release", a
+    assert a.answer.startswith("No: click 8.1.7 does not mention `bashcomplete`. It appears in 7.1.2"), a.answer

@@ -146,9 +146,9 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
     # A name as the question writes it, too: "JSONEncoder" is CamelCase there, the timeline keys it "jsonencoder".
     written = re.search(r"(?<![\w-])" + re.escape(term) + r"(?![\w-])", question, re.IGNORECASE) if term else None
-    a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term))
-                                   or term.lower() not in said or written is not None
-                                   and bool(identifiers(written.group(0))))
+    a_name = term is not None and (bool(identifiers(term)) or bool(re.search(r"[\s_\-.]", term)) or term.lower() not
+                                   in said or written is not None and bool(identifiers(written.group(0)))
+                                   or bool(timeline.page_releases(product, term)))  # a page's file: "bashcomplete"
     # "SetMemberLocalAddr gate, introduced when?": a CamelCase name; with a release named, the knowledge check's "No"
     # spells it as asked.
     spelled = re.search(re.escape(term), question, re.IGNORECASE) if term and not named else None

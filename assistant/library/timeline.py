@@ -154,6 +154,15 @@ class Timeline:
         rows = self.db.execute("SELECT DISTINCT release FROM tl_files WHERE product=?", (product,)).fetchall()
         return sort_releases(r[0] for r in rows)
 
+    def page_releases(self, product: str, name: str) -> list[str]:
+        """The releases with a page whose file is named `name` ("bashcomplete" for bashcomplete.rst): a page is
+        asked about by its file's name as by its title."""
+        like = "%" + like_literal(normal_term(name)) + ".%"
+        rows = self.db.execute("SELECT DISTINCT release, path FROM tl_files WHERE product=? AND path LIKE ? ESCAPE "
+                               "'\\'", (product, like)).fetchall()
+        return sort_releases({r for r, path in rows
+                              if path.rsplit("/", 1)[-1].split(".")[0].lower() == normal_term(name)})
+
     def products(self) -> list[str]:
         return sorted(r[0] for r in self.db.execute("SELECT DISTINCT product FROM tl_files"))
 
