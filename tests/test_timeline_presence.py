@@ -189,3 +189,12 @@ def test_a_page_asked_by_its_file_name_is_a_name(catalogue_and_timelines):
     a = ask(catalogue_and_timelines, "click", CLICK, "bashcomplete - still around in 8.1.7?")
     assert a is not None and a.kind == "in_release", a
     assert a.answer.startswith("No: click 8.1.7 does not mention `bashcomplete`. It appears in 7.1.2"), a.answer
+
+
+def test_a_page_asked_by_its_file_name_is_not_left_to_the_search_of_plain_words(catalogue_and_timelines):
+    """The timeline stage searches the releases for a question's plain words; a page's file name is no plain words:
+    on the real library the search answered "Yes: 8.1.7 has the section Version 8.0.0" for "bashcomplete"."""
+    from assistant.answering.timeline_search import _plain
+    timeline = catalogue_and_timelines["click"]
+    assert not _plain("bashcomplete - still around in 8.1.7?", "bashcomplete", timeline, "click")
+    assert _plain("shell completion - still around in 8.1.7?", "shell completion", timeline, "click")

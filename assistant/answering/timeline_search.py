@@ -183,6 +183,8 @@ def _plain(question: str, term: str, timeline: Timeline, product: str) -> bool:
     if said is None or not said.group(0).islower() or identifiers(term) or timeline.occurrences(product, term,
                                                                                                 scan=False):
         return False
+    if timeline.page_releases(product, term):  # a page's file name: "bashcomplete" for bashcomplete.rst
+        return False
     before, after = question[said.start() - 1: said.start()], question[said.end():]
     if re.match(r"[/`\-_.]", before) or re.match(r"[/`_.(]\S", after):
         return False  # written as code in the question: "/livez", "`limitk`", "info()"
