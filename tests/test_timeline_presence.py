@@ -198,3 +198,26 @@ def test_a_page_asked_by_its_file_name_is_not_left_to_the_search_of_plain_words(
     timeline = catalogue_and_timelines["click"]
     assert not _plain("bashcomplete - still around in 8.1.7?", "bashcomplete", timeline, "click")
     assert _plain("shell completion - still around in 8.1.7?", "shell completion", timeline, "click")
+
+
+DATA_FILES = "Configuring from Data Files"
+FROM_FILE_22 = ("It is also possible to load configuration from a file in a format of\nyour choice using "
+                ":meth:`~flask.Config.from_file`. For example to load from a\nTOML file:\n\n    import toml\n"
+                "    app.config.from_file(\"config.toml\", load=toml.load)")
+FROM_FILE_30 = ("It is also possible to load configuration from a file in a format of\nyour choice using "
+                ":meth:`~flask.Config.from_file`. For example to load from a\nTOML file:\n\n    import tomllib\n"
+                "    app.config.from_file(\"config.toml\", load=tomllib.load, text=False)")
+
+
+def test_a_thing_described_by_two_names_came_when_the_later_one_did(tmp_path):
+    """"loading config from a TOML file with tomllib, since which flask?": `config.from_file` (the words' name) came
+    in 2.2.5, `tomllib` in 3.0.3, and loading with tomllib needs both. Before: "config.from_file first appears in
+    2.2.5"."""
+    docs = {"1.1.4": {"config.rst": [("Configuration Handling", "The config is a dict.")]},
+            "2.2.5": {"config.rst": [(f"Configuration Handling > {DATA_FILES}", FROM_FILE_22)]},
+            "3.0.3": {"config.rst": [(f"Configuration Handling > {DATA_FILES}", FROM_FILE_30)]}}
+    timeline = small_timeline(tmp_path / "t.sqlite", "flask", docs)
+    a = answer_timeline_question("loading config from a TOML file with tomllib, since which flask?",
+                                 [ProductInfo("flask", "Flask", [], ["1.1.4", "2.2.5", "3.0.3"])], timeline)
+    assert a is not None and a.kind == "introduced" and a.term == "tomllib", a
+    assert a.answer.startswith("`tomllib` first appears in flask 3.0.3"), a.answer

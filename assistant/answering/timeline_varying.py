@@ -4,9 +4,10 @@ heading), here one that every release documents: asked when it came, it answers 
 asked of one release, the timeline sees no difference and leaves it to search. The other name said is the one whose
 presence differs between releases, the only one a question of its coming or its presence can be about.
 
-Read only when the name found is in every release: then the question's rarest other word held by some releases but
-not all (a word of 4 letters or more, no word of asking or the product's name) is the term, and the name found
-becomes context (its words are no other thing asked: timeline_evidence.unasked_words).
+Read only when the name found is in every release (or, its coming asked, in any: the other must come later): then
+the question's rarest other word held by some releases but not all (a word of 4 letters or more, no word of asking
+or the product's name) is the term, and the name found becomes context (its words are no other thing asked:
+timeline_evidence.unasked_words).
 """
 
 from __future__ import annotations
@@ -24,9 +25,13 @@ def varying_term(question: str, term: str, product: str, releases: list[str], ti
                  skip: set[str] = frozenset(), came: bool = False) -> str | None:
     """The question's rarest other name or word that some releases of `product` document and some do not, when
     `term` is documented in every one of `releases`; else None. `skip`: the product's names. `came`: its coming
-    asked, so a word the oldest release has answers no better ("promtool" for "... with promtool - since?")."""
-    if len(releases) < 2 or {o.release for o in timeline.occurrences(product, term)} != set(releases):
+    asked, so the other must come later than the term: a word the oldest release has answers no better ("promtool"
+    for "... with promtool - since?"), and a thing described by two names came when the later one did ("config
+    from a TOML file with tomllib": `config.from_file` came in 2.2.5, `tomllib` in 3.0.3)."""
+    own = {o.release for o in timeline.occurrences(product, term)} & set(releases)
+    if len(releases) < 2 or not own or own != set(releases) and not came:
         return None
+    first = min(releases.index(r) for r in own)
     parts = {stem(p) for p in words_of(term)}
     said = identifiers(question) + [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", question)]
     best = None
@@ -35,7 +40,9 @@ def varying_term(question: str, term: str, product: str, releases: list[str], ti
             continue
         occ = timeline.occurrences(product, w)
         have = {o.release for o in occ}
-        if have and have != set(releases) and not (came and releases[0] in have) and (best is None or len(occ) < best[0]):
+        held = [releases.index(r) for r in have if r in releases]
+        later = bool(held) and min(held) > first if came else have != set(releases)
+        if have and later and (best is None or len(occ) < best[0]):
             best = (len(occ), w)
     return best[1] if best else None
 
