@@ -23,6 +23,7 @@ from assistant.library.readers.pdf_layout import (
     table_lines,
     title_line,
 )
+from assistant.library.readers.pdf_spacing import spaces_from_character_spacing
 
 # A PDF's page tree and content streams may be shared, so a small file can declare 100,000 pages or inflate to
 # gigabytes of text (measured: a 600 KB file repeating one page 100,000 times took 45 s and 165 MB to read; an
@@ -97,6 +98,10 @@ def _content_bytes(page: PageObject) -> int:
 
 
 def _page_lines(page: PageObject, number: int) -> list[str]:
+    try:
+        spaces_from_character_spacing(page)
+    except Exception:
+        pass  # a content stream this cannot parse is extracted as drawn: extract_text reports real damage
     try:
         raw = page.extract_text(extraction_mode="layout")  # keeps table rows on one line
     except Exception:
