@@ -305,3 +305,37 @@ ET""")
     text = " ".join(read_document(pdf).sections[0].text.split())
     assert "with index 0 contains the" in text, text
     assert "expression are saved in the remaining indices." in text, text
+
+
+def test_a_man_page_without_outline_or_numbers_takes_its_bold_headings_nested_by_indentation(tmp_path):
+    # How groff prints bash(1): sections flush left in bold capitals, subsections indented, each variable it defines
+    # in bold further in, its text below. No outline, no numbers: before, the page was one section with no path.
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(tmp_path / "bash.pdf"))
+    y = 760
+    for indent, font, text in [
+        (0, "Times-Bold", "PARAMETERS"),
+        (40, "Times-Roman", "A parameter is an entity that stores values. It can be a name, a number, or one of the"),
+        (40, "Times-Roman", "special characters listed below under Special Parameters."),
+        (20, "Times-Bold", "Shell Variables"),
+        (40, "Times-Roman", "The following variables are set by the shell:"),
+        (60, "Times-Bold", "BASHPID"),
+        (90, "Times-Roman", "Expands to the process ID of the current bash process. This differs from $$ under"),
+        (90, "Times-Roman", "certain circumstances, such as subshells that do not require bash to be re-initialized."),
+        (60, "Times-Bold", "HISTSIZE"),
+        (90, "Times-Roman", "The number of commands to remember in the command history. If the value is 0,"),
+        (90, "Times-Roman", "commands are not saved in the history list."),
+        (0, "Times-Bold", "SHELL BUILTIN COMMANDS"),
+        (40, "Times-Roman", "Unless otherwise noted, each builtin command documented in this section as accepting"),
+        (40, "Times-Roman", "options preceded by - accepts -- to signify the end of the options."),
+    ]:
+        pdf.setFont(font, 10)
+        pdf.drawString(72 + indent, y, text)
+        y -= 14
+    pdf.showPage()
+    pdf.save()
+    paths = {tuple(s.section_path): s.text for s in read_document(tmp_path / "bash.pdf").sections}
+    assert paths[("PARAMETERS", "Shell Variables", "BASHPID")].startswith("Expands to the process ID"), paths
+    assert paths[("PARAMETERS", "Shell Variables", "HISTSIZE")].startswith("The number of commands"), paths
+    assert paths[("SHELL BUILTIN COMMANDS",)].startswith("Unless otherwise noted"), paths
