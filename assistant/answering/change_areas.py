@@ -58,7 +58,9 @@ def asked_words(q: TimelineQuestion, question: str = "") -> set[str]:
                 and w.lower() != q.product.lower()]
     else:
         said = list(q.topic) + ([q.term] if q.term and not is_identifier(q.term) else [])
-    return {w for t in said for w in name_words(t)} - {_root(w) for w in _ASKING}
+    # The product said by a shorter name ("jinja" for jinja2, "prom") names no area: its index page's title is it.
+    own = {w for t in said for w in name_words(t) if len(w) >= 4 and q.product.lower().startswith(w)}
+    return {w for t in said for w in name_words(t)} - {_root(w) for w in _ASKING} - own
 
 
 @dataclass
