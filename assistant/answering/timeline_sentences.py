@@ -12,10 +12,10 @@ import re
 from assistant.answering.change_areas import name_words
 from assistant.answering.timeline_questions import TimelineAnswer
 from assistant.answering.value_changes import cite_section
-from assistant.library.diffs import history_version, in_window, is_release_notes
-from assistant.library.timeline import SectionRow, Timeline
+from assistant.library.diffs import entries_saying, entry_says, is_release_notes
+from assistant.library.timeline import Timeline
 
-__all__ = ["sentence_compared", "entries_saying"]
+__all__ = ["sentence_compared"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"(])|\n\s*\n|\n\s*[-*]\s+")
 # Words of the comparison itself and pronouns ("still work like they did"), read by their first four letters: they
@@ -53,48 +53,6 @@ def _best(timeline: Timeline, product: str, release: str, asked: set[str]) -> tu
     return best
 
 
-# A changelog's entry: a bullet ("-   Use PEP 451 API to load templates with `PackageLoader`. #1168") and its lines.
-_ENTRY = re.compile(r"\n(?=\s{0,4}[-*]\s)")
-
-
-def _version(s: SectionRow) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", history_version(s.path, s.heading) or ""))
-
-
-def _entry_words(text: str) -> set[str]:
-    """An entry's words, a name's parts among them (`generate_password_hash` says "password" and "hash")."""
-    words = re.findall(r"[A-Za-z][a-z0-9]*|[A-Z]+(?![a-z])", text) + re.findall(r"[A-Za-z][A-Za-z0-9]*", text)
-    return {w.lower() for w in words if len(w) >= 3}
-
-
-def _says(asked: str, words: set[str]) -> bool:
-    """A word asked said by the entry: the same root, one a prefix of the other ("hashing", "hash")."""
-    return any(w.startswith(asked) or asked.startswith(w) if min(len(w), len(asked)) >= 4 else w == asked
-               for w in words)
-
-
-def entries_saying(timeline: Timeline, product: str, old: str, new: str, asked: set[str],
-                   least: int = 2) -> list[tuple[str, SectionRow]]:
-    """The entries of the newer release's changelog, in the versions it brought after `old` (diffs.in_window), that
-    say the most of the asked words, `least` at least: (entry, its version's section), oldest version first. What the
-    docs say changed, when the reference pages themselves no longer say it (an autodoc entry with no body, a sentence
-    dropped): "``generate_password_hash`` uses scrypt by default." for "password hashing default"."""
-    held = timeline.releases(product)
-    scored = []
-    for s in timeline.sections(product, new):
-        if history_version(s.path, s.heading) is None or not in_window(s, old, new, held):
-            continue
-        for entry in _ENTRY.split("\n" + s.text):
-            text = " ".join(entry.split()).lstrip("-* ")
-            n = sum(_says(w, _entry_words(text)) for w in asked)
-            if n >= least and len(text.split()) >= 3:
-                scored.append((n, text, s))
-    if not scored:
-        return []
-    top = max(n for n, _, _ in scored)
-    return [(t, s) for n, t, s in scored if n == top]
-
-
 def sentence_compared(timeline: Timeline, product: str, old: str, new: str, asked: set[str],
                       ans: TimelineAnswer) -> TimelineAnswer | None:
     """`asked`: the question's content roots (change_areas.asked_words), "default" among them when it says it."""
@@ -115,11 +73,10 @@ def sentence_compared(timeline: Timeline, product: str, old: str, new: str, aske
         # ("`PackageLoader`" ... "need `setuptools`_": 3.0.0's "Use PEP 451 API to load templates with PackageLoader").
         code = {w for w in asked if any(w in name_words(c) for c in re.findall(r"`+([^`]+)`", sent))}
         entries = [e for e in entries_saying(timeline, product, old, new, asked, least=1)
-                   if any(_says(w, _entry_words(e[0])) for w in code)]
+                   if any(entry_says(e[0], w) for w in code)]
         if not entries:
             return None
-        # Of the entries saying as much, the oldest version's: the change came with it, later entries fix it up.
-        text, notes = min(entries, key=lambda e: _version(e[1]))
+        text, notes = entries[0]  # the oldest version's: the change came with it
         ans.answer = (f"Yes: {product} {old} {cite_section(ans, s, None)}: \"{sent}\"\n"
                       f"{new}: its changelog, {notes.heading.rsplit(' > ', 1)[-1]} {cite_section(ans, notes, None)}: "
                       f"\"{text[:300]}\"")
