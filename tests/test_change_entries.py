@@ -1,6 +1,6 @@
 """Change questions answered from a changelog's entries (issue 16, round 13): what the docs say changed when the
 reference pages no longer say it (an autodoc entry with no body, a sentence dropped), a topic of a few words compared
-between two releases, and a product said by its name without its major version ("tmpl" for tmpl2), which is no term
+between two releases, a key's own comment reworded in a configuration reference, and a product said by its name without its major version ("tmpl" for tmpl2), which is no term
 and names no area. A few lines of Jinja's and Werkzeug's own docs and changelogs.
 
 Cheap: a small timeline built here from three releases' pages (no index, no embedding)."""
@@ -10,11 +10,12 @@ from __future__ import annotations
 import pytest
 from small_timeline import small_timeline
 
-from assistant.answering.change_areas import asked_words
+from assistant.answering.change_areas import asked_words, section_delta
 from assistant.answering.change_questions import answer_timeline_question
 from assistant.answering.timeline_questions import parse_timeline_question
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import entries_saying
+from assistant.library.diffs import SectionChange, entries_saying
+from assistant.library.timeline import SectionRow
 
 RELEASES = ["2.11.3", "3.0.3", "3.1.4"]
 V300 = ("Released 2021-05-11\n\n-   Drop support for Python 2.7 and 3.5.\n-   Use PEP 451 API to load templates with\n"
@@ -93,3 +94,31 @@ def test_the_product_said_without_its_major_version_is_no_term_and_no_area(timel
     assert asked_words(q, "what changed in tmpl 3.0") == set()
     a = ask(timeline, "what changed in tmpl 3.0")
     assert a is not None and "pass_context" in a.answer, a
+
+
+# Prometheus's configuration reference, v2.53.0 then v3.5.0: a key's comment reworded, a neighbour's alike.
+CONFIG_OLD = """# If a label value is longer than this number post metric-relabeling, the
+# entire scrape will be treated as failed. 0 means no limit.
+[ label_value_length_limit: <int> | default = 0 ]
+# Per-scrape limit on length of labels name that will be accepted for a sample.
+# If a label name is longer than this number post metric-relabeling, the entire
+# scrape will be treated as failed. 0 means no limit.
+[ label_name_length_limit: <int> | default = 0 ]"""
+CONFIG_NEW = """# If a label value is longer than this number post metric-relabeling, the
+# entire scrape will be treated as failed. 0 means no limit.
+[ label_value_length_limit: <int> | default = 0 ]
+# Limit on the length (in bytes) of each individual label name. If any label
+# name in a scrape is longer than this number post metric-relabeling, the
+# entire scrape will be treated as failed. Note that label names are UTF-8
+# encoded, and characters can take up to 4 bytes. 0 means no limit.
+[ label_name_length_limit: <int> | default = 0 ]"""
+
+
+def test_a_keys_comment_reworded_is_shown_old_beside_new_first():
+    """Line by line its lines paired with the neighbour key's comment (written alike); now the key's own comment,
+    old beside new, comes first."""
+    rows = [SectionRow(r, "configuration.md", 3, "Configuration file > <scrape_config>", r, t)
+            for r, t in (("v2.53.0", CONFIG_OLD), ("v3.5.0", CONFIG_NEW))]
+    was, now = section_delta(SectionChange("changed", "configuration.md", *rows), 3, ["label_name_length_limit"])[0]
+    assert was.startswith("Per-scrape limit on length of labels name that will be accepted"), was
+    assert now.startswith("Limit on the length (in bytes) of each individual label name."), now
