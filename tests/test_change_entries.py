@@ -1,7 +1,8 @@
 """Change questions answered from a changelog's entries (issue 16, round 13): what the docs say changed when the
-reference pages no longer say it (an autodoc entry with no body, a sentence dropped), a topic of a few words compared
-between two releases, a key's own comment reworded in a configuration reference, and a product said by its name without its major version ("tmpl" for tmpl2), which is no term
-and names no area. A few lines of Jinja's and Werkzeug's own docs and changelogs.
+reference pages no longer say it (an autodoc entry with no body, a sentence dropped), the changelog's names that head
+a reference section added or removed, a topic of a few words compared between two releases, a key's own comment
+reworded in a configuration reference, and a product said by its name without its major version ("tmpl" for tmpl2),
+which is no term and names no area. A few lines of Jinja's, Werkzeug's and Prometheus's own docs and changelogs.
 
 Cheap: a small timeline built here from three releases' pages (no index, no embedding)."""
 
@@ -21,20 +22,24 @@ RELEASES = ["2.11.3", "3.0.3", "3.1.4"]
 V300 = ("Released 2021-05-11\n\n-   Drop support for Python 2.7 and 3.5.\n-   Use PEP 451 API to load templates with\n"
         "    `PackageLoader`. #1168\n-   The ``urlize`` filter recognizes ``mailto:`` links and takes\n"
         "    ``extra_schemes`` to recognize other schemes.\n-   ``generate_password_hash`` uses scrypt by default.\n"
-        "-   Add ``pass_context`` to replace ``contextfunction``.")
+        "-   Add ``pass_context`` to replace ``contextfunction``.\n"
+        "-   Combine ``BaseRequest`` and the mixins into a single ``Request`` class.")
 V302 = "Released 2021-10-04\n\n-   ``PackageLoader`` will not include a current directory (.) path segment."
-OLD_INTRO = ("If you wish to use the `PackageLoader` class, you will also\nneed `setuptools`_ or `distribute`_ installed "
-             "at runtime.")
+OLD_INTRO = ("If you wish to use the `PackageLoader` class, you will also\nneed `setuptools`_ or `distribute`_ "
+             "installed at runtime.")
 V2110 = "-   `PackageLoader` doesn't depend on setuptools or pkg_resources."
 PAGES = {"index.rst": [("Tmpl", "Tmpl is a fast, expressive, extensible templating engine.")],
-         "templates.rst": [("Templates > Builtin Filters > urlize", "Converts URLs in plain text into clickable links."),
+         "templates.rst": [("Templates > Builtin Filters > urlize", "Converts URLs in plain text into links."),
                            ("Templates > Escaping", "The default configuration is no automatic escaping.")],
          "utils.rst": [("Utilities > Security Helpers > generate_password_hash", "generate_password_hash"),
                        ("Utilities > Security Helpers", "Added secure password hashing and checking functions.")]}
 DOCS = {
     "2.11.3": {**PAGES, "intro.rst": [("Introduction > Prerequisites", OLD_INTRO)],
+               "api.rst": [("API > Utilities > contextfunction", "Marks a function as context callable."),
+                           ("API > Wrappers > BaseRequest", "Very basic request object.")],
                "CHANGES.rst": [("Version 2.11.3", "-   Fix a crash."), ("Version 2.11.0", V2110)]},
-    "3.0.3": {**PAGES, "index.rst": [("Tmpl", "Tmpl is a fast, expressive, extensible templating engine. See changes.")],
+    "3.0.3": {**PAGES, "index.rst": [("Tmpl", "Tmpl is a fast, expressive, extensible templating engine. Changes.")],
+              "api.rst": [("API > Utilities > pass_context", "Passes the context as the first argument.")],
               "intro.rst": [("Introduction > Prerequisites", "Tmpl supports Python 3.6 and newer.")],
               "CHANGES.rst": [("Version 3.0.3", "-   Fix a leak."), ("Version 3.0.2", V302), ("Version 3.0.0", V300),
                               ("Version 2.11.3", "-   Fix a crash."), ("Version 2.11.0", V2110)]},
@@ -94,6 +99,15 @@ def test_the_product_said_without_its_major_version_is_no_term_and_no_area(timel
     assert asked_words(q, "what changed in tmpl 3.0") == set()
     a = ask(timeline, "what changed in tmpl 3.0")
     assert a is not None and "pass_context" in a.answer, a
+
+
+def test_the_changelogs_names_heading_a_reference_section_added_or_removed_are_listed_apart(timeline):
+    """A long changelog lists them late (Werkzeug 2.0: `BaseRequest` after 40 other names); the API sections gone and
+    new show them."""
+    a = ask(timeline, "what changed in tmpl 3.0")
+    assert a is not None, a
+    line = next(ln for ln in a.answer.splitlines() if "the reference pages' sections" in ln)
+    assert line.endswith("are on: pass_context, BaseRequest."), line
 
 
 # Prometheus's configuration reference, v2.53.0 then v3.5.0: a key's comment reworded, a neighbour's alike.

@@ -45,8 +45,8 @@ from assistant.answering.value_changes import (
 )
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, is_release_notes,
-                                     notes_rank)
+from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, in_headings,
+                                     is_release_notes, notes_rank)
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 from assistant.library.versions import sort_releases
@@ -381,10 +381,14 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     if notes and not q.term:
         named = list(dict.fromkeys(spelled(t, c.new.text) for c in notes for t in identifiers(c.new.text)))
         in_notes = {t: i for i, t in enumerate(named)}
+        shown = in_headings(named, changes)
         named = named[:MAX_TERMS]
         lines.append(f"The release notes and upgrade guides of {new} "
                      + " ".join(dict.fromkeys(cite_section(ans, c.new, None) for c in notes[:4]))
                      + (f" name: {', '.join(named)}." if named else "."))
+        if shown:
+            lines.append(f"Of the names they give, the reference pages' sections added, removed or renamed in {new} "
+                         f"are on: {', '.join(shown[:MAX_TERMS])}.")
     for c in notes[:2] if q.term else []:  # what the notes say of the term (or the names it stands for)
         said = next((t for t in names if term_lines(c.new.text, t)), q.term)
         quote = " ".join(excerpt(c.new.text, said, around=1, limit=300).split())

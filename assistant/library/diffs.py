@@ -17,7 +17,8 @@ from typing import Literal
 from assistant.library.timeline import SectionRow, Timeline
 
 __all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_changelog", "is_release_notes",
-           "notes_rank", "history_version", "release_of", "in_window", "history_rank", "entries_saying", "entry_says"]
+           "notes_rank", "history_version", "release_of", "in_window", "history_rank", "entries_saying", "entry_says",
+           "in_headings"]
 
 ChangeKind = Literal["added", "removed", "changed", "renamed"]
 # A removed and an added section of one file with this much of their words in common are one section renamed.
@@ -258,6 +259,15 @@ def diff_sections(old: list[SectionRow], new: list[SectionRow]) -> list[SectionC
             out.append(SectionChange("removed", g.path, g, None))
     out += [SectionChange("added", c.path, None, c) for c in left]
     return sorted(out, key=lambda c: (c.path, (c.new or c.old).ord, c.kind))
+
+
+def in_headings(named: list[str], changes: list[SectionChange]) -> list[str]:
+    """The names the notes give that head a section the reference pages added, removed or renamed: the changes the
+    docs themselves show, among a long changelog's (Werkzeug 2.0's 125 names: `BaseRequest`, `send_file`,
+    `TestResponse`, in its 40th place or later, each an API section gone or new)."""
+    heads = " ".join(x.heading.rsplit(" > ", 1)[-1] for c in changes if c.kind in ("added", "removed", "renamed")
+                     and not is_release_notes(c.path, c.heading) for x in (c.old, c.new) if x is not None)
+    return [t for t in named if re.search(rf"(?<![\w.]){re.escape(t)}(?!\w)", heads, re.IGNORECASE)]
 
 
 def diff_releases(timeline: Timeline, product: str, old_release: str, new_release: str) -> ReleaseDiff:
