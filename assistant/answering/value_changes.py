@@ -258,9 +258,9 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
     said = _changelog_says(q, timeline, old, new) if l_old == l_new and not is_identifier(q.term) else None
     if said is not None:  # the pages read alike, the changelog says what changed ("password hashing default")
         text, notes = said
-        ans.answer = (f"{_verdict(q, True)}: {old} {c_old}: \"{_plain((l_old or [''])[0])[:200]}\"\n{new}: its "
-                      f"changelog, {notes.heading.rsplit(' > ', 1)[-1]} {cite_section(ans, notes, None)}: "
-                      f"\"{text[:300]}\"")
+        ans.answer = (f"{_verdict(q, True)}: {old} {c_old}: \"{_plain((l_old or [''])[0])[:200]}\"\n{new} {c_new} "
+                      f"reads the same; its changelog, {notes.heading.rsplit(' > ', 1)[-1]} "
+                      f"{cite_section(ans, notes, None)}: \"{text[:300]}\"")
     elif l_old == l_new:
         ans.answer = (f"{_verdict(q, False)}: {name} reads the same in {old} {c_old} and {new} {c_new}: "
                       f"\"{_plain((l_old or [''])[0])[:200]}\"")
