@@ -23,7 +23,8 @@ V300 = ("Released 2021-05-11\n\n-   Drop support for Python 2.7 and 3.5.\n-   Us
         "    `PackageLoader`. #1168\n-   The ``urlize`` filter recognizes ``mailto:`` links and takes\n"
         "    ``extra_schemes`` to recognize other schemes.\n-   ``generate_password_hash`` uses scrypt by default.\n"
         "-   Add ``pass_context`` to replace ``contextfunction``.\n"
-        "-   Combine ``BaseRequest`` and the mixins into a single ``Request`` class.")
+        "-   Combine ``BaseRequest`` and the mixins into a single ``Request`` class.\n"
+        "-   Fix automatic escaping of attributes.")
 V302 = "Released 2021-10-04\n\n-   ``PackageLoader`` will not include a current directory (.) path segment."
 OLD_INTRO = ("If you wish to use the `PackageLoader` class, you will also\nneed `setuptools`_ or `distribute`_ "
              "installed at runtime.")
@@ -75,6 +76,12 @@ def test_a_value_the_reference_page_never_states_is_the_changelogs_entry(timelin
     assert a is not None and a.answer.startswith("Yes"), a
     assert "uses scrypt by default" in a.answer
     assert {c.release for c in a.cited} == {"2.11.3", "3.0.3"}
+
+
+def test_an_entry_naming_the_words_alone_is_no_change_of_what_is_asked(timeline):
+    """3.0.0's entry names automatic escaping, not its default: the pages reading alike say "No"."""
+    a = ask(timeline, "did the automatic escaping default change between 2.11.3 and 3.0.3?")
+    assert a is not None and a.answer.startswith("No"), a
 
 
 def test_a_topic_of_a_few_words_between_two_releases_is_a_comparison(timeline):

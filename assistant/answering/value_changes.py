@@ -275,11 +275,12 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
 
 def _changelog_says(q: TimelineQuestion, timeline: Timeline, old: str, new: str) -> tuple | None:
     """(entry, section): the newer changelog's entry, in the versions after `old`, that says every word of a term
-    said in words, two words at least, "default" counted ("password hashing default": "``generate_password_hash``
-    uses scrypt by default."); None when none does."""
+    said in words and one more the question asks, "default" counted ("password hashing default":
+    "``generate_password_hash`` uses scrypt by default."); None when none does: an entry naming the term alone
+    ("Add secure password hashing functions.") says nothing of what is asked of it."""
     words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", q.term)}
     asked = words | {w.lower() for w in q.topic if w.lower() not in STOP} | {"default"}
-    found = [e for e in entries_saying(timeline, q.product, old, new, asked, least=max(2, len(words)))
+    found = [e for e in entries_saying(timeline, q.product, old, new, asked, least=len(words) + 1)
              if all(entry_says(e[0], w) for w in words)]
     return found[0] if found else None
 
