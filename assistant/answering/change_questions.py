@@ -45,8 +45,8 @@ from assistant.answering.value_changes import (
 )
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, is_release_notes,
-                                     notes_rank)
+from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, in_headings,
+                                     is_release_notes, notes_rank)
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 from assistant.library.versions import sort_releases
@@ -63,6 +63,9 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
                               and is_identifier(q.term)):  # a value compared, said in words: read as "default"
         worded = parse_timeline_question(plain, catalogue, timeline, pinned_product=pinned_product)
         q = worded if worded is not None and worded.kind == "did_change" else q
+    if q is None and (said := _fragment(question)) is not None:
+        worded = parse_timeline_question(said, catalogue, timeline, pinned_product=pinned_product)
+        q = worded if worded is not None and worded.kind in ("changed_between", "did_change") else None
     if q is None:
         return _area_asked(question, catalogue, timeline, pinned_product) or \
             _behaviour_asked(question, catalogue, timeline, pinned_product)
@@ -71,6 +74,27 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     found.product_source = q.product_source
     found.answer = as_list(as_the_docs_write(found.answer, q, timeline, question))
     return found
+
+
+# A topic in a few words, then the two releases and nothing more: "urlize filter between 2.11 and 3.0", "password
+# hashing default 2.0.3 vs 3.0.6". Anything asked of it in words (how, why, which, a verb) is no such fragment.
+_FRAGMENT = re.compile(r"^\s*(?P<what>[A-Za-z][\w/.\-]*(?:\s+[A-Za-z][\w/.\-]*){0,3}?)\s*[:,\-–—]?\s*"
+                       r"(?P<pair>between\s+(?:\w+\s+)?v?\d[\w.]*\s+and|(?:in\s+)?(?:\w+\s+)?v?\d[\w.]*\s+"
+                       r"(?:vs\.?|versus|and|->|→))\s+(?:\w+\s+)?v?\d[\w.]*\s*\??\s*$", re.IGNORECASE)
+_ASKS = re.compile(r"\b(?:how|why|what|which|when|where|who|is|are|does|do|did|can|should|was|were)\b", re.IGNORECASE)
+
+
+def _fragment(question: str) -> str | None:
+    """A fragment of one to four words compared between two releases, asked as the parser reads a comparison ("how
+    did urlize filter change between 2.11 and 3.0?"); None for any other question. One word is the parser's own
+    (timeline_evidence._BETWEEN_ONLY)."""
+    m = _FRAGMENT.match(question)
+    if m is None or _ASKS.search(m.group("what")):
+        return None
+    rest = question[m.start("pair"):].strip().rstrip("?")
+    if not rest.lower().startswith("between"):
+        rest = "between " + re.sub(r"\s+(?:vs\.?|versus|and|->|→)\s+", " and ", re.sub(r"^in\s+", "", rest))
+    return f"how did {m.group('what')} change {rest}?"
 
 
 def as_the_docs_write(answer: str, q: TimelineQuestion, timeline: Timeline, question: str) -> str:
@@ -357,10 +381,14 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     if notes and not q.term:
         named = list(dict.fromkeys(spelled(t, c.new.text) for c in notes for t in identifiers(c.new.text)))
         in_notes = {t: i for i, t in enumerate(named)}
+        shown = in_headings(named, changes)
         named = named[:MAX_TERMS]
         lines.append(f"The release notes and upgrade guides of {new} "
                      + " ".join(dict.fromkeys(cite_section(ans, c.new, None) for c in notes[:4]))
                      + (f" name: {', '.join(named)}." if named else "."))
+        if shown:
+            lines.append(f"Of the names they give, the reference pages' sections added, removed or renamed in {new} "
+                         f"are on: {', '.join(shown[:MAX_TERMS])}.")
     for c in notes[:2] if q.term else []:  # what the notes say of the term (or the names it stands for)
         said = next((t for t in names if term_lines(c.new.text, t)), q.term)
         quote = " ".join(excerpt(c.new.text, said, around=1, limit=300).split())

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from assistant.answering import citations as cite
+from assistant.answering.product_names import ProductNames
 from assistant.answering.routing import detect
 from assistant.answering.timeline_cues import asks_same, listed_releases, listing
 from assistant.answering.timeline_evidence import decide_kind, may_decide, may_take, propose, unasked_words
@@ -121,7 +122,9 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         return None
     spans = [(m.start(), m.end()) for raw in routing.mentions
              for m in re.finditer(re.escape(raw), question, re.IGNORECASE)]
-    product_words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]}
+    # Derived aliases too: "jinja" names jinja2 (routing reads it so), never a term or a topic of its docs.
+    product_words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]} | \
+        ProductNames(catalogue).spellings
     term, product = find_term(question, spans, timeline, products, product_words)
     if product is None:
         if term is None and len(products) == 1:
