@@ -22,6 +22,7 @@ from assistant.answering.change_areas import (
     prose_lines,
 )
 from assistant.answering.routing import detect
+from assistant.answering.timeline_cues import comparison_fragment
 from assistant.answering.timeline_sentences import sentence_compared
 from assistant.answering.timeline_questions import (
     TimelineAnswer,
@@ -63,7 +64,7 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
                               and is_identifier(q.term)):  # a value compared, said in words: read as "default"
         worded = parse_timeline_question(plain, catalogue, timeline, pinned_product=pinned_product)
         q = worded if worded is not None and worded.kind == "did_change" else q
-    if q is None and (said := _fragment(question)) is not None:
+    if q is None and (said := comparison_fragment(question)) is not None:
         worded = parse_timeline_question(said, catalogue, timeline, pinned_product=pinned_product)
         q = worded if worded is not None and worded.kind in ("changed_between", "did_change") else None
     if q is None:
@@ -74,27 +75,6 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
     found.product_source = q.product_source
     found.answer = as_list(as_the_docs_write(found.answer, q, timeline, question))
     return found
-
-
-# A topic in a few words, then the two releases and nothing more: "urlize filter between 2.11 and 3.0", "password
-# hashing default 2.0.3 vs 3.0.6". Anything asked of it in words (how, why, which, a verb) is no such fragment.
-_FRAGMENT = re.compile(r"^\s*(?P<what>[A-Za-z][\w/.\-]*(?:\s+[A-Za-z][\w/.\-]*){0,3}?)\s*[:,\-–—]?\s*"
-                       r"(?P<pair>between\s+(?:\w+\s+)?v?\d[\w.]*\s+and|(?:in\s+)?(?:\w+\s+)?v?\d[\w.]*\s+"
-                       r"(?:vs\.?|versus|and|->|→))\s+(?:\w+\s+)?v?\d[\w.]*\s*\??\s*$", re.IGNORECASE)
-_ASKS = re.compile(r"\b(?:how|why|what|which|when|where|who|is|are|does|do|did|can|should|was|were)\b", re.IGNORECASE)
-
-
-def _fragment(question: str) -> str | None:
-    """A fragment of one to four words compared between two releases, asked as the parser reads a comparison ("how
-    did urlize filter change between 2.11 and 3.0?"); None for any other question. One word is the parser's own
-    (timeline_evidence._BETWEEN_ONLY)."""
-    m = _FRAGMENT.match(question)
-    if m is None or _ASKS.search(m.group("what")):
-        return None
-    rest = question[m.start("pair"):].strip().rstrip("?")
-    if not rest.lower().startswith("between"):
-        rest = "between " + re.sub(r"\s+(?:vs\.?|versus|and|->|→)\s+", " and ", re.sub(r"^in\s+", "", rest))
-    return f"how did {m.group('what')} change {rest}?"
 
 
 def as_the_docs_write(answer: str, q: TimelineQuestion, timeline: Timeline, question: str) -> str:
