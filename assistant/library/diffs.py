@@ -100,7 +100,7 @@ _ENTRY = re.compile(r"\n(?=\s{0,4}[-*]\s)")
 
 
 def _version_of(s: SectionRow) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", history_version(s.path, s.heading) or ""))
+    return _numbers(history_version(s.path, s.heading) or "")
 
 
 def _entry_words(text: str) -> set[str]:
