@@ -270,3 +270,72 @@ def test_a_source_opens_with_the_sentence_the_answer_quotes_outlined(tmp_path):
     lines = {round(box.y) for box in view.boxes}
     assert len(lines) == 1 and abs(lines.pop() - (842 - (700 - 16 * 5) - 12 * 0.95)) <= 2  # A4 page: 842 pt high
     assert len(open_source(tmp_path / "page.pdf", source).boxes) >= 9  # without the answer: the whole passage
+
+
+def _drawn_pdf(path: Path, operators: bytes) -> Path:
+    """A one-page PDF whose text is drawn by exactly these content-stream operators, in Times-Roman as /F1."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(612, 792)
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+                             NameObject("/BaseFont"): NameObject("/Times-Roman"),
+                             NameObject("/Encoding"): NameObject("/WinAnsiEncoding")})
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})})
+    stream = DecodedStreamObject()
+    stream.set_data(operators)
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    with path.open("wb") as out:
+        writer.write(out)
+    return path
+
+
+def test_word_spaces_drawn_as_character_spacing_are_read_as_spaces(tmp_path):
+    # Two lines of Debian's bash.pdf (groff through Ghostscript) as drawn: the justified line's word spaces are the
+    # character spacing (Tc) of the short runs "x0c" and "di nt", not space glyphs; pypdf alone reads
+    # "index0contains" and "savedinthe", which no search for "index 0" or "saved in" finds.
+    pdf = _drawn_pdf(tmp_path / "bash.pdf", b"""BT /F1 10 Tf 72 700 Td
+(which parts of the string matched. The element with inde)Tj 2.834 Tc 230.0 0 Td (x0c)Tj
+0 Tc 20.1078 0 Td (ontains the)Tj
+-250.1078 -12 Td 0.451 Tw [(pressions within the re)14.9951(gular e)14.9976(xpression are sa)]TJ
+-0.15 Tc 183.836 0 Td (ve)Tj 2.951 Tc 9.28984 0 Td [(di)295.115(nt)]TJ 0 Tc 21.4617 0 Td (he remaining indices.)Tj
+ET""")
+    text = " ".join(read_document(pdf).sections[0].text.split())
+    assert "with index 0 contains the" in text, text
+    assert "expression are saved in the remaining indices." in text, text
+
+
+def test_a_man_page_without_outline_or_numbers_takes_its_bold_headings_nested_by_indentation(tmp_path):
+    # How groff prints bash(1): sections flush left in bold capitals, subsections indented, each variable it defines
+    # in bold further in, its text below. No outline, no numbers: before, the page was one section with no path.
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(tmp_path / "bash.pdf"))
+    y = 760
+    for indent, font, text in [
+        (0, "Times-Bold", "PARAMETERS"),
+        (40, "Times-Roman", "A parameter is an entity that stores values. It can be a name, a number, or one of the"),
+        (40, "Times-Roman", "special characters listed below under Special Parameters."),
+        (20, "Times-Bold", "Shell Variables"),
+        (40, "Times-Roman", "The following variables are set by the shell:"),
+        (60, "Times-Bold", "BASHPID"),
+        (90, "Times-Roman", "Expands to the process ID of the current bash process. This differs from $$ under"),
+        (90, "Times-Roman", "certain circumstances, such as subshells that do not require bash to be re-initialized."),
+        (60, "Times-Bold", "HISTSIZE"),
+        (90, "Times-Roman", "The number of commands to remember in the command history. If the value is 0,"),
+        (90, "Times-Roman", "commands are not saved in the history list."),
+        (0, "Times-Bold", "SHELL BUILTIN COMMANDS"),
+        (40, "Times-Roman", "Unless otherwise noted, each builtin command documented in this section as accepting"),
+        (40, "Times-Roman", "options preceded by - accepts -- to signify the end of the options."),
+    ]:
+        pdf.setFont(font, 10)
+        pdf.drawString(72 + indent, y, text)
+        y -= 14
+    pdf.showPage()
+    pdf.save()
+    paths = {tuple(s.section_path): s.text for s in read_document(tmp_path / "bash.pdf").sections}
+    assert paths[("PARAMETERS", "Shell Variables", "BASHPID")].startswith("Expands to the process ID"), paths
+    assert paths[("PARAMETERS", "Shell Variables", "HISTSIZE")].startswith("The number of commands"), paths
+    assert paths[("SHELL BUILTIN COMMANDS",)].startswith("Unless otherwise noted"), paths

@@ -58,7 +58,9 @@ def asked_words(q: TimelineQuestion, question: str = "") -> set[str]:
                 and w.lower() != q.product.lower()]
     else:
         said = list(q.topic) + ([q.term] if q.term and not is_identifier(q.term) else [])
-    return {w for t in said for w in name_words(t)} - {_root(w) for w in _ASKING}
+    # The product said by a shorter name ("jinja" for jinja2, "prom") names no area: its index page's title is it.
+    own = {w for t in said for w in name_words(t) if len(w) >= 4 and q.product.lower().startswith(w)}
+    return {w for t in said for w in name_words(t)} - {_root(w) for w in _ASKING} - own
 
 
 @dataclass
@@ -207,9 +209,28 @@ def section_delta(c: SectionChange, most: int = 3, names: list[str] = ()) -> lis
     if not pairs and (removed or added):
         pairs = [((removed or [""])[0][:160], (added or [""])[0][:160])]
     pats = [token_pattern(t) for t in names]
+    # A key's own comment above it, old beside new, when it was reworded ("# Per-scrape limit on length of labels
+    # name ..." above "[ label_name_length_limit: <int> ]" became "# Limit on the length (in bytes) ..."): line by
+    # line, its lines pair with those of a neighbour key's comment written alike.
+    entries = [_commented(old, pats), _commented(new, pats)]
+    head = [tuple(" ".join(ln.lstrip("# ") for ln in e)[:160] for e in entries)] \
+        if all(entries) and entries[0] != entries[1] else []
     # Lines new in the section that name what is asked ("# Native histogram notation:"), with nothing they replace.
     pairs += [("", a[:160]) for a in added if (a[:160] not in {p[1] for p in pairs}) and any(x.search(a) for x in pats)]
-    return sorted(pairs, key=lambda p: not any(x.search(p[0] + "\n" + p[1]) for x in pats))[:most]
+    return (head + sorted(pairs, key=lambda p: not any(x.search(p[0] + "\n" + p[1]) for x in pats)))[:most]
+
+
+def _commented(lines: list[str], pats: list) -> list[str]:
+    """The comment lines ("# ...") right above the first line naming what is asked: what a reference listing says
+    of a key; [] when none is."""
+    for i, line in enumerate(lines):
+        if any(x.search(line) for x in pats):
+            j = i
+            while j > 0 and lines[j - 1].startswith("#") and not any(x.search(lines[j - 1]) for x in pats):
+                j -= 1
+            if j < i:
+                return lines[j:i]
+    return []
 
 
 def outline(changes: list[SectionChange], new: str) -> list[str]:

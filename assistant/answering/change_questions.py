@@ -22,6 +22,7 @@ from assistant.answering.change_areas import (
     prose_lines,
 )
 from assistant.answering.routing import detect
+from assistant.answering.timeline_cues import comparison_fragment
 from assistant.answering.timeline_sentences import sentence_compared
 from assistant.answering.timeline_questions import (
     TimelineAnswer,
@@ -45,8 +46,8 @@ from assistant.answering.value_changes import (
 )
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, is_release_notes,
-                                     notes_rank)
+from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, in_headings,
+                                     is_release_notes, notes_rank)
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 from assistant.library.versions import sort_releases
@@ -63,6 +64,9 @@ def answer_timeline_question(question: str, catalogue: list[ProductInfo], timeli
                               and is_identifier(q.term)):  # a value compared, said in words: read as "default"
         worded = parse_timeline_question(plain, catalogue, timeline, pinned_product=pinned_product)
         q = worded if worded is not None and worded.kind == "did_change" else q
+    if q is None and (said := comparison_fragment(question)) is not None:
+        worded = parse_timeline_question(said, catalogue, timeline, pinned_product=pinned_product)
+        q = worded if worded is not None and worded.kind in ("changed_between", "did_change") else None
     if q is None:
         return _area_asked(question, catalogue, timeline, pinned_product) or \
             _behaviour_asked(question, catalogue, timeline, pinned_product)
@@ -357,10 +361,14 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
     if notes and not q.term:
         named = list(dict.fromkeys(spelled(t, c.new.text) for c in notes for t in identifiers(c.new.text)))
         in_notes = {t: i for i, t in enumerate(named)}
+        shown = in_headings(named, changes)
         named = named[:MAX_TERMS]
         lines.append(f"The release notes and upgrade guides of {new} "
                      + " ".join(dict.fromkeys(cite_section(ans, c.new, None) for c in notes[:4]))
                      + (f" name: {', '.join(named)}." if named else "."))
+        if shown:
+            lines.append(f"Of the names they give, the reference pages' sections added, removed or renamed in {new} "
+                         f"are on: {', '.join(shown[:MAX_TERMS])}.")
     for c in notes[:2] if q.term else []:  # what the notes say of the term (or the names it stands for)
         said = next((t for t in names if term_lines(c.new.text, t)), q.term)
         quote = " ".join(excerpt(c.new.text, said, around=1, limit=300).split())

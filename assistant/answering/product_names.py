@@ -111,9 +111,11 @@ class ProductNames:
         self.by_name = {p.name: p for p in catalogue}
         self._patterns: dict[str, re.Pattern] = {}
         self._kind: dict[str, dict[str, MatchKind]] = {}
+        self.spellings: set[str] = set()  # every product's names and aliases, derived ones too ("jinja" for jinja2)
         vendors = "|".join(_loose(v) for v in VENDORS if v != "the")
         for p in catalogue:
             names, aliases = _terms(p, catalogue)
+            self.spellings |= names | aliases
             parts, kinds = [], {}
             for key in sorted(names | aliases, key=len, reverse=True):
                 kind: MatchKind = "named" if key in names else "alias"

@@ -11,7 +11,7 @@ import re
 
 from assistant.answering.timeline_words import YESNO_CLAUSE
 
-__all__ = ["listing", "either_kind", "asks_same", "asks_yes_no", "listed_releases", "ASKS", "HOW_TO", "ONE_THING", "SAME",
+__all__ = ["comparison_fragment", "listing", "either_kind", "asks_same", "asks_yes_no", "listed_releases", "ASKS", "HOW_TO", "ONE_THING", "SAME",
            "WHICH_LISTED"]
 
 ONE_THING = re.compile(r"\b(?:in\s+favou?r\s+of|instead\s+of|in\s+place\s+of|replac\w*|succeed\w*|supersed\w*)\b",
@@ -125,3 +125,25 @@ def listed_releases(question: str, held: list[str]) -> list[str]:
 
 
 ASKS = re.compile(r"\b(?:what|which|how|where|why|who)\b", re.IGNORECASE)
+
+
+# A topic in a few words, then the two releases and nothing more: "urlize filter between 2.11 and 3.0", "password
+# hashing default 2.0.3 vs 3.0.6". Anything asked of it in words (how, why, which, a verb) is no such fragment.
+_FRAGMENT = re.compile(r"^\s*(?P<what>[A-Za-z][\w/.\-]*(?:\s+[A-Za-z][\w/.\-]*){0,3}?)\s*[:,\-–—]?\s*"
+                       r"(?P<pair>between\s+(?:\w+\s+)?v?\d[\w.]*\s+and|(?:in\s+)?(?:\w+\s+)?v?\d[\w.]*\s+"
+                       r"(?:vs\.?|versus|and|->|→))\s+(?:\w+\s+)?v?\d[\w.]*\s*\??\s*$", re.IGNORECASE)
+_ASKED_IN_WORDS = re.compile(r"\b(?:how|why|what|which|when|where|who|is|are|does|do|did|can|should|was|were)\b",
+                             re.IGNORECASE)
+
+
+def comparison_fragment(question: str) -> str | None:
+    """A fragment of one to four words compared between two releases, asked as the parser reads a comparison ("how
+    did urlize filter change between 2.11 and 3.0?"); None for any other question. One word is the parser's own
+    (timeline_evidence._BETWEEN_ONLY)."""
+    m = _FRAGMENT.match(question)
+    if m is None or _ASKED_IN_WORDS.search(m.group("what")):
+        return None
+    rest = question[m.start("pair"):].strip().rstrip("?")
+    if not rest.lower().startswith("between"):
+        rest = "between " + re.sub(r"\s+(?:vs\.?|versus|and|->|→)\s+", " and ", re.sub(r"^in\s+", "", rest))
+    return f"how did {m.group('what')} change {rest}?"

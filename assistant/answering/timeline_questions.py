@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from assistant.answering import citations as cite
+from assistant.answering.product_names import ProductNames
 from assistant.answering.routing import detect
 from assistant.answering.timeline_cues import asks_same, listed_releases, listing
 from assistant.answering.timeline_evidence import decide_kind, may_decide, may_take, propose, unasked_words
-from assistant.answering.timeline_varying import varying
+from assistant.answering.timeline_varying import swap
 from assistant.answering.timeline_words import (FATE, REMOVED, STOP, TIME, code_word, find_term, heading_match,
                                                stated_release, words_of)
 from assistant.library.catalogue import ProductInfo
@@ -122,7 +123,9 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
         return None
     spans = [(m.start(), m.end()) for raw in routing.mentions  # "v2" in "v2-deprecation" is the name's
              for m in re.finditer(rf"(?<!-){re.escape(raw)}(?!-)", question, re.IGNORECASE)]
-    product_words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]}
+    # Derived aliases too: "jinja" names jinja2 (routing reads it so), never a term or a topic of its docs.
+    product_words = {w.lower() for c in catalogue for w in [c.name, c.display_name, *c.aliases]} | \
+        ProductNames(catalogue).spellings
     term, product = find_term(question, spans, timeline, products, product_words)
     if product is None:
         if term is None and len(products) == 1:
@@ -134,14 +137,9 @@ def parse_timeline_question(question: str, catalogue: list[ProductInfo], timelin
     # Releases the question names: a release routing chose by default (the newest) is no release asked about.
     named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
     # Two names said, the one found in every release: its coming or presence is asked of the other (timeline_varying).
-    context = None
-    if term is not None and (asked := propose(question, len(named))) in (None, "introduced", "in_release") and (
-            found := varying(question, term, [product, *(x for x in products if x != product and not first_product)],
-                             timeline, product_words, came=asked == "introduced")):
-        (term, p), context = found, term
-        if p != product:  # "generate_password_hash" is in Flask's tutorial too; "scrypt" only in Werkzeug's notes
-            product, routing = p, detect(question, catalogue, pinned_product=p)
-            named = sort_releases(routing.releases) if routing.product == p and routing.mentions else []
+    others = [x for x in products if x != product and not first_product]  # no product named: the one holding both
+    term, context, product, named = swap(question, term, [product, *others], named, catalogue, timeline,
+                                         product_words) if term is not None else (term, None, product, named)
     # A name, not one plain word of the question as it stands ("behaviour"): cues in any words apply to it.
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
     # A name as the question writes it, too: "JSONEncoder" is CamelCase there, the timeline keys it "jsonencoder".

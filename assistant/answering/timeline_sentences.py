@@ -12,7 +12,7 @@ import re
 from assistant.answering.change_areas import name_words
 from assistant.answering.timeline_questions import TimelineAnswer
 from assistant.answering.value_changes import cite_section
-from assistant.library.diffs import is_release_notes
+from assistant.library.diffs import entries_saying, entry_says, is_release_notes
 from assistant.library.timeline import Timeline
 
 __all__ = ["sentence_compared"]
@@ -69,7 +69,18 @@ def sentence_compared(timeline: Timeline, product: str, old: str, new: str, aske
         return ans
     now = _best(timeline, product, new, asked)
     if now is None:
-        return None
+        # The newer docs no longer say it: what its changelog says of a name the older sentence writes as code
+        # ("`PackageLoader`" ... "need `setuptools`_": 3.0.0's "Use PEP 451 API to load templates with PackageLoader").
+        code = {w for w in asked if any(w in name_words(c) for c in re.findall(r"`+([^`]+)`", sent))}
+        entries = [e for e in entries_saying(timeline, product, old, new, asked, least=1)
+                   if any(entry_says(e[0], w) for w in code)]
+        if not entries:
+            return None
+        text, notes = entries[0]  # the oldest version's: the change came with it
+        ans.answer = (f"Yes: {product} {old} {cite_section(ans, s, None)}: \"{sent}\"\n"
+                      f"{new}: its changelog, {notes.heading.rsplit(' > ', 1)[-1]} {cite_section(ans, notes, None)}: "
+                      f"\"{text[:300]}\"")
+        return ans
     ans.answer = (f"Yes: {product} {old} {cite_section(ans, s, None)}: \"{sent}\"\n"
                   f"{new} {cite_section(ans, now[2], None)}: \"{now[1]}\"")
     return ans

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import re
 
+from assistant.answering.routing import detect
+from assistant.answering.timeline_evidence import propose
 from assistant.answering.timeline_words import STOP, stem, words_of
+from assistant.library.catalogue import ProductInfo
 from assistant.library.terms import identifiers
 from assistant.library.timeline import Timeline
+from assistant.library.versions import sort_releases
 
-__all__ = ["varying", "varying_term"]
+__all__ = ["swap", "varying", "varying_term"]
 
 
 def varying_term(question: str, term: str, product: str, releases: list[str], timeline: Timeline,
@@ -56,3 +60,20 @@ def varying(question: str, term: str, products: list[str], timeline: Timeline, s
         if other := varying_term(question, term, p, timeline.releases(p), timeline, skip, came):
             return other, p
     return None
+
+
+def swap(question: str, term: str, products: list[str], named: list[str], catalogue: list[ProductInfo],
+         timeline: Timeline, skip: set[str] = frozenset()) -> tuple[str, str | None, str, list[str]]:
+    """(term, context, product, releases named): the other name (`varying`) as the term and the one found as its
+    context, for a question whose words propose its coming, its presence in a release or nothing yet; in the product
+    whose docs hold both, the releases named read again for it. Else the term found, no context, as they were."""
+    asked = propose(question, len(named))
+    found = varying(question, term, products, timeline, skip, came=asked == "introduced") \
+        if asked in (None, "introduced", "in_release") else None
+    if found is None:
+        return term, None, products[0], named
+    other, product = found
+    if product != products[0]:  # "generate_password_hash" is in Flask's tutorial too; "scrypt" only in Werkzeug's
+        routing = detect(question, catalogue, pinned_product=product)
+        named = sort_releases(routing.releases) if routing.product == product and routing.mentions else []
+    return other, term, product, named

@@ -13,7 +13,7 @@ from dataclasses import replace
 from assistant.answering.product_names import OTHER_SOFTWARE
 from assistant.answering.timeline_words import STOP
 from assistant.answering.timeline_questions import Cited, TimelineAnswer, TimelineQuestion, excerpt, term_lines
-from assistant.library.diffs import ReleaseDiff, is_release_notes
+from assistant.library.diffs import ReleaseDiff, entries_saying, entry_says, is_release_notes
 from assistant.library.terms import is_identifier, normal_term, token_pattern
 from assistant.library.timeline import Timeline
 
@@ -255,7 +255,13 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
         return ans
     l_old = [ln.strip() for ln in s_old.text.splitlines() if token_pattern(q.term).search(ln)]
     l_new = [ln.strip() for ln in s_new.text.splitlines() if token_pattern(q.term).search(ln)]
-    if l_old == l_new:
+    said = _changelog_says(q, timeline, old, new) if l_old == l_new and not is_identifier(q.term) else None
+    if said is not None:  # the pages read alike, the changelog says what changed ("password hashing default")
+        text, notes = said
+        ans.answer = (f"{_verdict(q, True)}: {old} {c_old}: \"{_plain((l_old or [''])[0])[:200]}\"\n{new} {c_new} "
+                      f"reads the same; its changelog, {notes.heading.rsplit(' > ', 1)[-1]} "
+                      f"{cite_section(ans, notes, None)}: \"{text[:300]}\"")
+    elif l_old == l_new:
         ans.answer = (f"{_verdict(q, False)}: {name} reads the same in {old} {c_old} and {new} {c_new}: "
                       f"\"{_plain((l_old or [''])[0])[:200]}\"")
     else:
@@ -265,6 +271,18 @@ def did_change(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: 
                       f"{c_new}.\n" + "".join(f"{old}: \"{_plain(ln)[:200]}\"\n" for ln in gone)
                       + "".join(f"{new}: \"{_plain(ln)[:200]}\"\n" for ln in came)).strip()
     return ans
+
+
+def _changelog_says(q: TimelineQuestion, timeline: Timeline, old: str, new: str) -> tuple | None:
+    """(entry, section): the newer changelog's entry, in the versions after `old`, that says every word of a term
+    said in words and one more the question asks, "default" counted ("password hashing default":
+    "``generate_password_hash`` uses scrypt by default."); None when none does: an entry naming the term alone
+    ("Add secure password hashing functions.") says nothing of what is asked of it."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", q.term)}
+    asked = words | {w.lower() for w in q.topic if w.lower() not in STOP} | {"default"}
+    found = [e for e in entries_saying(timeline, q.product, old, new, asked, least=len(words) + 1)
+             if all(entry_says(e[0], w) for w in words)]
+    return found[0] if found else None
 
 
 def _names_changed(q: TimelineQuestion, timeline: Timeline, diff: ReleaseDiff, ans: TimelineAnswer) -> TimelineAnswer:

@@ -17,7 +17,8 @@ from typing import Literal
 from assistant.library.timeline import SectionRow, Timeline
 
 __all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_changelog", "is_release_notes",
-           "notes_rank", "history_version", "release_of", "in_window", "history_rank"]
+           "notes_rank", "history_version", "release_of", "in_window", "history_rank", "entries_saying", "entry_says",
+           "in_headings"]
 
 ChangeKind = Literal["added", "removed", "changed", "renamed"]
 # A removed and an added section of one file with this much of their words in common are one section renamed.
@@ -92,6 +93,53 @@ def history_rank(s: SectionRow, release: str) -> tuple:
         return (2,)
     line = _numbers(release)[:2]
     return (0 if _numbers(version)[:2] == line else 1, _numbers(version))
+
+
+# A changelog's entry: a bullet ("-   Use PEP 451 API to load templates with `PackageLoader`. #1168") and its lines.
+_ENTRY = re.compile(r"\n(?=\s{0,4}[-*]\s)")
+
+
+def _version_of(s: SectionRow) -> tuple[int, ...]:
+    return _numbers(history_version(s.path, s.heading) or "")
+
+
+def _entry_words(text: str) -> set[str]:
+    """An entry's words, a name's parts among them (`generate_password_hash` says "password" and "hash")."""
+    words = re.findall(r"[A-Za-z][a-z0-9]*|[A-Z]+(?![a-z])", text) + re.findall(r"[A-Za-z][A-Za-z0-9]*", text)
+    return {w.lower() for w in words if len(w) >= 3}
+
+
+def entry_says(entry: str, asked: str) -> bool:
+    return _says(asked, _entry_words(entry))
+
+
+def _says(asked: str, words: set[str]) -> bool:
+    """A word asked said by the entry: the same root, one a prefix of the other ("hashing", "hash")."""
+    return any(w.startswith(asked) or asked.startswith(w) if min(len(w), len(asked)) >= 4 else w == asked
+               for w in words)
+
+
+def entries_saying(timeline: Timeline, product: str, old: str, new: str, asked: set[str],
+                   least: int = 2) -> list[tuple[str, SectionRow]]:
+    """The entries of the newer release's changelog, in the versions it brought after `old` (in_window), that
+    say the most of the asked words, `least` at least: (entry, its version's section), oldest version first. What the
+    docs say changed, when the reference pages themselves no longer say it (an autodoc entry with no body, a sentence
+    dropped): "``generate_password_hash`` uses scrypt by default." for "password hashing default"."""
+    held = timeline.releases(product)
+    scored = []
+    for s in timeline.sections(product, new):
+        if history_version(s.path, s.heading) is None or not in_window(s, old, new, held):
+            continue
+        for entry in _ENTRY.split("\n" + s.text):
+            text = " ".join(entry.split()).lstrip("-* ")
+            n = sum(_says(w, _entry_words(text)) for w in asked)
+            if n >= least and len(text.split()) >= 3:
+                scored.append((n, text, s))
+    if not scored:
+        return []
+    top = max(n for n, _, _ in scored)
+    # The oldest version's first: the change came with it, later entries fix it up.
+    return sorted(((t, s) for n, t, s in scored if n == top), key=lambda e: _version_of(e[1]))
 
 
 @dataclass(frozen=True)
@@ -211,6 +259,15 @@ def diff_sections(old: list[SectionRow], new: list[SectionRow]) -> list[SectionC
             out.append(SectionChange("removed", g.path, g, None))
     out += [SectionChange("added", c.path, None, c) for c in left]
     return sorted(out, key=lambda c: (c.path, (c.new or c.old).ord, c.kind))
+
+
+def in_headings(named: list[str], changes: list[SectionChange]) -> list[str]:
+    """The names the notes give that head a section the reference pages added, removed or renamed: the changes the
+    docs themselves show, among a long changelog's (Werkzeug 2.0's 125 names: `BaseRequest`, `send_file`,
+    `TestResponse` in its 22nd, 43rd and 65th places, each an API section gone or new)."""
+    heads = " ".join(x.heading.rsplit(" > ", 1)[-1] for c in changes if c.kind in ("added", "removed", "renamed")
+                     and not is_release_notes(c.path, c.heading) for x in (c.old, c.new) if x is not None)
+    return [t for t in named if re.search(rf"(?<![\w.]){re.escape(t)}(?!\w)", heads, re.IGNORECASE)]
 
 
 def diff_releases(timeline: Timeline, product: str, old_release: str, new_release: str) -> ReleaseDiff:

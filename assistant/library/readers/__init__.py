@@ -28,7 +28,9 @@ SUPPORTED_SUFFIXES = tuple(_KINDS)
 # 6: reStructuredText as Sphinx renders it (version notes, object descriptions as entries, roles as their text).
 # 7: PDF running heads that name their chapter and carry the page number dropped; those numbers label the pages of a
 # PDF without page labels (LaTeX and texinfo manuals); ligatures spelled out, the typeset minus read as "-".
-READER_VERSION = 7
+# 8: PDF word spaces drawn as character spacing (groff through Ghostscript: man pages) read as spaces; a PDF with
+# neither outline nor numbered headings takes its bold or larger lines as headings, nested by indentation.
+READER_VERSION = 8
 _LABELS = {"pdf": "a PDF", "docx": "a Word document", "html": "HTML", "markdown": "Markdown", "rst": "reStructuredText", "text": "plain text"}
 
 # Line-based parsers (and their regexes) assume prose; a 1 MB line is a data dump or minified blob. Each line

@@ -23,6 +23,7 @@ from assistant.library.readers.pdf_layout import (
     table_lines,
     title_line,
 )
+from assistant.library.readers.pdf_spacing import spaces_from_character_spacing
 
 # A PDF's page tree and content streams may be shared, so a small file can declare 100,000 pages or inflate to
 # gigabytes of text (measured: a 600 KB file repeating one page 100,000 times took 45 s and 165 MB to read; an
@@ -60,7 +61,7 @@ def read_pdf(data: bytes, path: Path) -> ParsedDocument:
     except Exception as exc:
         raise ReadFailure(f"PDF is damaged or truncated: {brief(exc)}") from exc
 
-    extracted, chars, content = [], 0, 0
+    extracted, indents, chars, content = [], [], 0, 0
     for number, page in enumerate(pages, 1):
         size = _content_bytes(page)
         content += size
@@ -68,7 +69,9 @@ def read_pdf(data: bytes, path: Path) -> ParsedDocument:
             limit = (f"{MAX_PDF_PAGE_CONTENT_BYTES // 1_000_000} MB per page" if size > MAX_PDF_PAGE_CONTENT_BYTES
                      else f"{MAX_PDF_CONTENT_BYTES // 1_000_000} MB per file")
             raise ReadFailure(f"PDF page {number} has too much drawing content to read (limit {limit}; split it)")
-        extracted.append(_page_lines(page, number))
+        lines, indent = _page_lines(page, number)
+        extracted.append(lines)
+        indents.append(indent)
         chars += sum(len(line) for line in extracted[-1])
         if chars > MAX_PDF_TEXT_CHARS:
             raise ReadFailure(f"PDF expands to more than {MAX_PDF_TEXT_CHARS // 1_000_000} million characters of text "
@@ -81,7 +84,10 @@ def read_pdf(data: bytes, path: Path) -> ParsedDocument:
     if starts:
         sections = _outline_sections(page_lines, starts, labels)
     else:  # no outline: numbered headings, in a larger font than the body where the PDF says which is larger
-        sections = _numbered_sections(page_lines, _large_text(pages), labels)
+        large, styled = _large_text(pages)
+        sections = _numbered_sections(page_lines, large, labels)
+        if styled and not any(section.section_path for section in sections):
+            sections = _styled_sections(page_lines, styled, indents, labels) or sections
     first_line = next((line for lines in page_lines for line in lines if line.strip()), "")
     title = _pdf_meta_title(reader) or (first_line if len(first_line) <= 120 else "") or path.stem
     return ParsedDocument(title=title, sections=sections, kind="pdf")
@@ -96,7 +102,12 @@ def _content_bytes(page: PageObject) -> int:
         return 0  # unreadable contents: extract_text below reports the damage
 
 
-def _page_lines(page: PageObject, number: int) -> list[str]:
+def _page_lines(page: PageObject, number: int) -> tuple[list[str], dict[str, int]]:
+    """The page's lines, and the indentation (in layout columns) of each line's text where it first appears."""
+    try:
+        spaces_from_character_spacing(page)
+    except Exception:
+        pass  # a content stream this cannot parse is extracted as drawn: extract_text reports real damage
     try:
         raw = page.extract_text(extraction_mode="layout")  # keeps table rows on one line
     except Exception:
@@ -104,7 +115,11 @@ def _page_lines(page: PageObject, number: int) -> list[str]:
             raw = page.extract_text()
         except Exception as exc:
             raise ReadFailure(f"PDF is damaged: cannot extract text from page {number}: {brief(exc)}") from exc
-    return table_lines(plain_glyphs(raw).splitlines())
+    raw_lines = plain_glyphs(raw).splitlines()
+    indents: dict[str, int] = {}
+    for line in raw_lines:
+        indents.setdefault(" ".join(line.split()), len(line) - len(line.lstrip()))
+    return table_lines(raw_lines), indents
 
 
 def _pdf_meta_title(reader: PdfReader) -> str:
@@ -192,6 +207,53 @@ def _numbered_sections(pages: list[list[str]], large: set[str] | None, labels: l
     return sections
 
 
+_STYLED_MAX_WORDS = 8
+_STYLED_LEVELS = 3  # section, subsection, entry: deeper indentations are entries too
+_INDENT_SLACK = 2  # layout columns between indentations of one level ("--login" one column right of "BASHPID")
+
+
+def _styled_sections(pages: list[list[str]], large: set[str], indents: list[dict[str, int]],
+                     labels: list[str | None]) -> list[Section]:
+    """Sections under headings that are neither in an outline nor numbered: lines printed whole in a heading style
+    (bold or larger: `_large_text`), short and not ending a sentence, nested by how far they are indented. A man
+    page typeset by groff (Debian's bash.pdf, 87 pages, no outline) prints its sections flush left in bold capitals
+    ("SHELL GRAMMAR"), subsections 4 columns in ("Pipelines") and each variable, option and builtin it defines in
+    bold 10 columns in ("BASHPID"): 38, 48 and 235 such lines. Without them every section was one page with no path."""
+    found = [[(i, indents[index].get(" ".join(line.split()), 0)) for i, line in enumerate(lines) if _styled(line, large)]
+             for index, lines in enumerate(pages)]
+    levels = _indent_levels(sorted({indent for page in found for _, indent in page}))
+    if not levels:
+        return []
+    sections: list[Section] = []
+    crumbs: list[tuple[int, str]] = []
+    for index, lines in enumerate(pages):
+        begin = 0
+        for i, indent in found[index]:
+            _add(sections, lines[begin:i], [title for _, title in crumbs], index, labels)
+            level = levels[indent]
+            crumbs = [(lv, t) for lv, t in crumbs if lv < level] + [(level, " ".join(lines[i].split()))]
+            begin = i + 1
+        _add(sections, lines[begin:], [title for _, title in crumbs], index, labels)
+    return sections
+
+
+def _styled(line: str, large: set[str]) -> bool:
+    text = " ".join(line.split())
+    return (text.lower() in large and len(text.split()) <= _STYLED_MAX_WORDS and sum(c.isalpha() for c in text) >= 2
+            and not text.endswith((".", ",", ";", ":")))
+
+
+def _indent_levels(indents: list[int]) -> dict[int, int]:
+    """Each heading indentation's level: indentations within _INDENT_SLACK of the one before share its level."""
+    levels: dict[int, int] = {}
+    level, previous = -1, None
+    for indent in indents:
+        if previous is None or indent - previous > _INDENT_SLACK:
+            level += 1
+        levels[indent], previous = min(level, _STYLED_LEVELS - 1), indent
+    return levels
+
+
 def _add(sections: list[Section], lines: list[str], path: list[str], index: int, labels: list[str | None]) -> None:
     text = tidy(lines)
     if text:
@@ -206,10 +268,11 @@ def _printed_large(line: str, large: set[str]) -> bool:
 _LARGER = 1.15  # a heading's font is at least this much larger than the body's
 
 
-def _large_text(pages: list[PageObject]) -> set[str] | None:
+def _large_text(pages: list[PageObject]) -> tuple[set[str] | None, set[str]]:
     """Lines (lower case, spaces squeezed) printed as headings are: in a font larger than the body's, or in a bold
-    face at least the body's size (the lowest heading level is often only bold); None when the PDF gives no font
-    sizes to compare (then numbering and order alone decide a heading)."""
+    face at least the body's size (the lowest heading level is often only bold). First None when the PDF gives no
+    font sizes to compare (then numbering and order alone decide a heading); the second set is those lines all the
+    same (a man page prints every heading in bold body type: `_styled_sections`)."""
     runs: list[tuple[str, float, bool]] = []
 
     def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
@@ -221,14 +284,15 @@ def _large_text(pages: list[PageObject]) -> set[str] | None:
         for page in pages:
             page.extract_text(visitor_text=visit)
     except Exception:
-        return None
+        return None, set()
     weight: Counter[float] = Counter()
     for text, size, _ in runs:
         weight[round(size, 1)] += len(text)
-    if len(weight) < 2:
-        return None
+    if not weight:
+        return None, set()
     body = weight.most_common(1)[0][0]
-    return {text for text, size, bold in runs if size >= body * _LARGER or (bold and size >= body - 0.05)}
+    styled = {text for text, size, bold in runs if size >= body * _LARGER or (bold and size >= body - 0.05)}
+    return (styled if len(weight) >= 2 else None), styled
 
 
 def _bold(font: object) -> bool:
