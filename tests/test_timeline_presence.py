@@ -221,18 +221,3 @@ def test_a_thing_described_by_two_names_came_when_the_later_one_did(tmp_path):
                                  [ProductInfo("flask", "Flask", [], ["1.1.4", "2.2.5", "3.0.3"])], timeline)
     assert a is not None and a.kind == "introduced" and a.term == "tomllib", a
     assert a.answer.startswith("`tomllib` first appears in flask 3.0.3"), a.answer
-
-
-def test_a_path_of_one_part_is_a_name_before_any_plain_word(tmp_path):
-    """"the /v3alpha gateway prefix": `/v3alpha` is the name asked about (no identifier of terms.py, one part); with
-    no product named, the rarest plain word ("prefix", once in another product) was taken before."""
-    gateway = ("- etcd v3.4 uses `[CLIENT-URL]/v3/*` while keeping `[CLIENT-URL]/v3beta/*`.\n"
-               "- **`[CLIENT-URL]/v3alpha/*` is deprecated**.")
-    path = tmp_path / "t.sqlite"
-    small_timeline(path, "werkzeug", {r: {"routing.rst": [("URL Routing", "Rules may share a prefix.")]}
-                                      for r in WERKZEUG})
-    timeline = small_timeline(path, "etcd", {r: {"dev-guide/api_grpc_gateway.md": [("gRPC gateway", gateway)]}
-                                             for r in ETCD})
-    catalogue = [ProductInfo("werkzeug", "Werkzeug", [], WERKZEUG), ProductInfo("etcd", "etcd", [], ETCD)]
-    a = answer_timeline_question("since which release is the /v3alpha gateway prefix deprecated", catalogue, timeline)
-    assert a is not None and a.product == "etcd" and a.term == "/v3alpha", a

@@ -139,9 +139,6 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
     seq = [w.lower() for w in re.findall(r"[A-Za-z][\w\-]*[A-Za-z0-9]", rest)]  # the question's words, in order
     words = [w for w in dict.fromkeys(seq) if w not in STOP and w not in product_words and len(w) >= 4]
     ids = sorted((t for t in identifiers(rest.replace("*", "")) if t not in product_words), key=strength)
-    # A path of one part ("/v3alpha", "/livez") is no identifier of terms.py, but written so it is a name.
-    ids += [t for t in dict.fromkeys(m.lower() for m in re.findall(r"(?<![\w/.])/[A-Za-z][\w\-]*[A-Za-z0-9]\b(?!/)",
-                                                                 rest)) if t not in ids]
     # "_COMPLETE=source_bash", an assignment the docs never write whole (`_FOO_BAR_COMPLETE=source_bash`), names its
     # value too: of the two, the rarer name is what the question asks about (the variable is in every release).
     ids += [v for t in ids if "=" in t and identifiers(v := t.split("=", 1)[1]) and v not in ids
