@@ -139,3 +139,10 @@ def test_a_bare_name_documented_only_by_its_qualified_entry_is_present_there(tim
     a = ask(timeline, "old_filter removed in which release")
     assert a.kind == "removed" and a.answer.startswith("`old_filter` was removed in webfw 3.0.3"), a.answer
     assert "the last release that documents it is 2.2.5" in a.answer, a.answer
+
+
+def test_a_first_mention_in_a_changelog_names_the_version_the_changelog_gives(timeline):
+    # 2.2.5 is the first release of the library to carry JSONProvider, in its changelog's "Version 2.2.0": the docs'
+    # own version is the answer an engineer upgrading from 1.1.4 needs, beside the library's release.
+    answer = ask(timeline, "when was JSONProvider added?").answer
+    assert answer.startswith("`JSONProvider` first appears in webfw 2.2.5 [1], in its changelog's Version 2.2.0;"), answer

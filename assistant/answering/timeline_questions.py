@@ -374,7 +374,10 @@ def answer_term_question(q: TimelineQuestion, timeline: Timeline) -> TimelineAns
     if q.kind == "introduced":
         first = present[0]
         before = held[: held.index(first)]
-        text = f"{name} first appears in {q.product} {first} {ans.cite(r.cited(r.best(first)))}"
+        best = r.best(first)
+        said = history_version(best.path, best.heading)  # its changelog's own version: the release that brought it
+        text = f"{name} first appears in {q.product} {first} {ans.cite(r.cited(best))}" + (
+            f", in its changelog's Version {said}" if said and said != first.lstrip("vV") else "")
         text += f"; {before[-1]} does not mention it." if before else \
             " (the oldest release in the library, so it may be older still)."
         stated = r.stated("introduced")
