@@ -146,3 +146,10 @@ def test_a_first_mention_in_a_changelog_names_the_version_the_changelog_gives(ti
     # own version is the answer an engineer upgrading from 1.1.4 needs, beside the library's release.
     answer = ask(timeline, "when was JSONProvider added?").answer
     assert answer.startswith("`JSONProvider` first appears in webfw 2.2.5 [1], in its changelog's Version 2.2.0;"), answer
+
+
+def test_the_notes_are_quoted_by_the_entry_that_names_the_term(timeline):
+    # A window of lines around the term quoted the neighbouring entry too ("... is removed. - Drop support for
+    # Python 3.7."); Jinja2's urlize quote began in the entry before and stopped mid-sentence.
+    answer = ask(timeline, "what changed in 3.0.3 about OldEncoder?").answer
+    assert 'The 3.0.3 notes state: "``OldEncoder`` is removed." [1]' in answer, answer

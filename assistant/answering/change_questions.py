@@ -46,8 +46,8 @@ from assistant.answering.value_changes import (
 )
 from assistant.backends.chat import LLMError
 from assistant.library.catalogue import ProductInfo
-from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, history_rank, in_headings,
-                                     is_release_notes, notes_rank)
+from assistant.library.diffs import (ReleaseDiff, SectionChange, diff_releases, entry_naming, history_rank,
+                                     in_headings, is_release_notes, notes_rank)
 from assistant.library.terms import identifiers, is_identifier, token_pattern
 from assistant.library.timeline import Timeline
 from assistant.library.versions import sort_releases
@@ -371,7 +371,7 @@ def _what_changed(q: TimelineQuestion, diff: ReleaseDiff, ans: TimelineAnswer, l
                          f"are on: {', '.join(shown[:MAX_TERMS])}.")
     for c in notes[:2] if q.term else []:  # what the notes say of the term (or the names it stands for)
         said = next((t for t in names if term_lines(c.new.text, t)), q.term)
-        quote = " ".join(excerpt(c.new.text, said, around=1, limit=300).split())
+        quote = (entry_naming(c.new.text, said) or " ".join(excerpt(c.new.text, said, around=1, limit=300).split()))[:300]
         # A term said in words ("the v2 proxy flags") stands for the names the notes give holding its words.
         kin = [t for t in identifiers(c.new.text) if t != q.term and not is_identifier(q.term) and t in names]
         lines.append(f"The {new} notes state: \"{quote}\" {cite_section(ans, c.new, said)}"

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from assistant.library.terms import token_pattern
 from assistant.library.timeline import SectionRow, Timeline
 
 __all__ = ["SectionChange", "ReleaseDiff", "diff_sections", "diff_releases", "is_changelog", "is_release_notes",
-           "notes_rank", "history_version", "release_of", "in_window", "history_rank", "entries_saying", "entry_says",
-           "in_headings"]
+           "notes_rank", "history_version", "release_of", "in_window", "history_rank", "entries_saying", "entry_naming",
+           "entry_says", "in_headings"]
 
 ChangeKind = Literal["added", "removed", "changed", "renamed"]
 # A removed and an added section of one file with this much of their words in common are one section renamed.
@@ -97,6 +98,17 @@ def history_rank(s: SectionRow, release: str) -> tuple:
 
 # A changelog's entry: a bullet ("-   Use PEP 451 API to load templates with `PackageLoader`. #1168") and its lines.
 _ENTRY = re.compile(r"\n(?=\s{0,4}[-*]\s)")
+
+
+def entry_naming(text: str, term: str) -> str | None:
+    """The changelog entry (a bullet and its wrapped lines) that names `term`, squeezed to one line; None when the
+    text has no bullet that does. A quote of the entry reads whole: a window of lines around the term began in the
+    entry before it ("built-in to the compiler. #1203 - The urlize filter recognizes ... to")."""
+    pattern = token_pattern(term)
+    for entry in _ENTRY.split("\n" + text):
+        if entry.lstrip().startswith(("-", "*")) and pattern.search(entry):
+            return " ".join(entry.split()).lstrip("-* ")
+    return None
 
 
 def _version_of(s: SectionRow) -> tuple[int, ...]:
