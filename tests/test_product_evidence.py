@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assistant.answering.presets import get_preset, with_overrides
-from assistant.answering.product_evidence import Evidence, choose, gather, sole_owner
+from assistant.answering.product_evidence import Evidence, choose, gather, outweighed, sole_owner
 from assistant.answering.query_check import check_query
 from assistant.backends.chat import FakeChat
 from assistant.components import build_intent_classifier, build_pipeline
@@ -72,6 +72,25 @@ def test_a_name_only_one_product_documents_picks_that_product():
     assert sole_owner(["gomemlimit", "keyspace"], owners) is None  # names of two products: the evidence decides
     assert sole_owner(["gomemlimit", "endpoint"], owners) is None  # a shared name: no owner
     assert sole_owner(["nowhere"], owners) is None
+
+
+def test_a_sole_owner_yields_to_passages_both_searches_found_closer_in_another_product():
+    # "fit a quadratic to measured data": Octave's manual alone says "quadratic", but gnuplot's `fit` page, found by
+    # words and by embedding, sits closer (0.493 against Octave's 0.424): the word is incidental.
+    real_pdfs = [Evidence("gnuplot", "5.4", 0.493, 0.3, 5, agreed=0.493), Evidence("octave", "7.3", 0.424, 0.4, 5,
+                                                                                    agreed=0.424),
+                 Evidence("bash", "5.2", 0.111, 0.3, 5, agreed=0.068)]
+    assert outweighed("octave", real_pdfs)
+    # "What URL path does the OTLP receiver listen on?": etcd's passage is closer by embedding alone (best 0.468,
+    # agreed 0.23); Prometheus, which alone says OTLP, keeps the question (agreed 0.316).
+    otlp = [Evidence("etcd", "v3.6", 0.468, 0.5, 5, agreed=0.23), Evidence("prometheus", "v3.5", 0.402, 0.5, 5,
+                                                                         agreed=0.316)]
+    assert not outweighed("prometheus", otlp)
+    # "v3.0.3 bugfix for PackageLoader": Flask's changelog passage is only 0.03 closer; Jinja2 keeps it.
+    assert not outweighed("jinja2", [Evidence("flask", "3.0", 0.539, 0.5, 5, agreed=0.539),
+                                     Evidence("jinja2", "3.1.4", 0.507, 0.5, 5, agreed=0.507)])
+    # No passage of the owner measured (another embedding model's release): nothing to weigh, the owner stays.
+    assert not outweighed("octave", [Evidence("gnuplot", "5.4", 0.6, 0.5, 5, agreed=0.6), _ev("octave", 0.3)])
 
 
 def test_nothing_above_the_floor_is_not_in_the_library():
