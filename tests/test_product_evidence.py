@@ -5,12 +5,13 @@ gets an intent; catalogue questions are answered from the library with no LLM ca
 Real components over a real three-product library (folders `etcd_io`, `prometheus-server`, `aws.elb`)."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from assistant.answering.presets import get_preset, with_overrides
-from assistant.answering.product_evidence import Evidence, choose, gather, outweighed, sole_owner
+from assistant.answering.product_evidence import Evidence, choose, gather, outweighed, owned, sole_owner
 from assistant.answering.query_check import check_query
 from assistant.backends.chat import FakeChat
 from assistant.components import build_intent_classifier, build_pipeline
@@ -268,6 +269,20 @@ def test_a_name_only_one_product_documents_routes_the_question_there(pipeline):
     indexes = [pipeline.index(p, pipeline.library.releases(p)[-1]) for p in FOLDER.values()]
     evidence = gather(question, indexes, pipeline.embed_model, get_preset("default").retrieval)
     assert choose(evidence, get_preset("default").relevance_threshold)[0].product != FOLDER["prometheus"]
+
+
+def test_a_name_one_product_holds_yields_to_passages_both_searches_found_far_closer_elsewhere(pipeline):
+    # "relabel" is Prometheus's alone in this library: its owner keeps the question while the other products'
+    # passages found by words and by embedding are about as close (0.60 against 0.58), and yields to the evidence
+    # when they are far closer (0.60 against 0.30: the "fit a quadratic" case of the real PDF manuals).
+    question, common = "how do I relabel targets found through EC2 service discovery?", pipeline.common_words
+    prometheus = Evidence("prometheus-server", "v3.5.0", 0.62, 0.4, 4, 0.58)
+    etcd = Evidence("etcd_io", "v3.6", 0.4, 0.2, 1, 0.35)
+    near = [prometheus, Evidence("awsdocs", "current", 0.64, 0.4, 4, 0.60), etcd]
+    assert [e.product for e in owned(near, question, pipeline.timeline, common)] == ["prometheus-server"]
+    far = [replace(prometheus, best=0.45, agreed=0.30), Evidence("awsdocs", "current", 0.64, 0.6, 5, 0.60), etcd]
+    assert [e.product for e in owned(far, question, pipeline.timeline, common)] == ["prometheus-server", "awsdocs",
+                                                                                   "etcd_io"]
 
 
 def test_the_owning_product_is_found_in_one_batched_lookup_that_agrees_with_each_names_occurrences(pipeline):
