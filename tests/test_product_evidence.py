@@ -5,12 +5,13 @@ gets an intent; catalogue questions are answered from the library with no LLM ca
 Real components over a real three-product library (folders `etcd_io`, `prometheus-server`, `aws.elb`)."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from assistant.answering.presets import get_preset, with_overrides
-from assistant.answering.product_evidence import Evidence, choose, gather, sole_owner
+from assistant.answering.product_evidence import Evidence, choose, gather, outweighed, owned, sole_owner
 from assistant.answering.query_check import check_query
 from assistant.backends.chat import FakeChat
 from assistant.components import build_intent_classifier, build_pipeline
@@ -33,6 +34,15 @@ def test_one_clear_winner():
 
 def test_two_close_products_are_both_answered():
     assert [e.product for e in choose([_ev("a", 0.52, 0.5), _ev("b", 0.515, 0.5)], floor=0.3)] == ["a", "b"]
+
+
+def test_a_runner_up_a_few_hundredths_behind_is_answered_too():
+    # "post json with the test client" over Flask, Click, Jinja2 and Werkzeug: Flask's best passage leads Werkzeug's
+    # (which holds the answer) by 0.029, the margin of the held-back questions that went to the wrong product alone.
+    chosen = choose([_ev("flask", 0.584, 0.2), _ev("werkzeug", 0.555, 0.2), _ev("click", 0.501, 0.2)], floor=0.3)
+    assert [e.product for e in chosen] == ["flask", "werkzeug"]
+    # A lead over 0.05 still answers one product ("why isn't autoescaping turned on by default": 0.613 against 0.562).
+    assert [e.product for e in choose([_ev("jinja2", 0.593, 0.2), _ev("flask", 0.522, 0.4)], floor=0.3)] == ["jinja2"]
 
 
 def test_a_close_second_under_the_floor_is_not_answered():
@@ -63,6 +73,25 @@ def test_a_name_only_one_product_documents_picks_that_product():
     assert sole_owner(["gomemlimit", "keyspace"], owners) is None  # names of two products: the evidence decides
     assert sole_owner(["gomemlimit", "endpoint"], owners) is None  # a shared name: no owner
     assert sole_owner(["nowhere"], owners) is None
+
+
+def test_a_sole_owner_yields_to_passages_both_searches_found_closer_in_another_product():
+    # "fit a quadratic to measured data": Octave's manual alone says "quadratic", but gnuplot's `fit` page, found by
+    # words and by embedding, sits closer (0.493 against Octave's 0.424): the word is incidental.
+    real_pdfs = [Evidence("gnuplot", "5.4", 0.493, 0.3, 5, agreed=0.493), Evidence("octave", "7.3", 0.424, 0.4, 5,
+                                                                                    agreed=0.424),
+                 Evidence("bash", "5.2", 0.111, 0.3, 5, agreed=0.068)]
+    assert outweighed("octave", real_pdfs)
+    # "What URL path does the OTLP receiver listen on?": etcd's passage is closer by embedding alone (best 0.468,
+    # agreed 0.23); Prometheus, which alone says OTLP, keeps the question (agreed 0.316).
+    otlp = [Evidence("etcd", "v3.6", 0.468, 0.5, 5, agreed=0.23), Evidence("prometheus", "v3.5", 0.402, 0.5, 5,
+                                                                         agreed=0.316)]
+    assert not outweighed("prometheus", otlp)
+    # "v3.0.3 bugfix for PackageLoader": Flask's changelog passage is only 0.03 closer; Jinja2 keeps it.
+    assert not outweighed("jinja2", [Evidence("flask", "3.0", 0.539, 0.5, 5, agreed=0.539),
+                                     Evidence("jinja2", "3.1.4", 0.507, 0.5, 5, agreed=0.507)])
+    # No passage of the owner measured (another embedding model's release): nothing to weigh, the owner stays.
+    assert not outweighed("octave", [Evidence("gnuplot", "5.4", 0.6, 0.5, 5, agreed=0.6), _ev("octave", 0.3)])
 
 
 def test_nothing_above_the_floor_is_not_in_the_library():
@@ -240,6 +269,20 @@ def test_a_name_only_one_product_documents_routes_the_question_there(pipeline):
     indexes = [pipeline.index(p, pipeline.library.releases(p)[-1]) for p in FOLDER.values()]
     evidence = gather(question, indexes, pipeline.embed_model, get_preset("default").retrieval)
     assert choose(evidence, get_preset("default").relevance_threshold)[0].product != FOLDER["prometheus"]
+
+
+def test_a_name_one_product_holds_yields_to_passages_both_searches_found_far_closer_elsewhere(pipeline):
+    # "relabel" is Prometheus's alone in this library: its owner keeps the question while the other products'
+    # passages found by words and by embedding are about as close (0.60 against 0.58), and yields to the evidence
+    # when they are far closer (0.60 against 0.30: the "fit a quadratic" case of the real PDF manuals).
+    question, common = "how do I relabel targets found through EC2 service discovery?", pipeline.common_words
+    prometheus = Evidence("prometheus-server", "v3.5.0", 0.62, 0.4, 4, 0.58)
+    etcd = Evidence("etcd_io", "v3.6", 0.4, 0.2, 1, 0.35)
+    near = [prometheus, Evidence("awsdocs", "current", 0.64, 0.4, 4, 0.60), etcd]
+    assert [e.product for e in owned(near, question, pipeline.timeline, common)] == ["prometheus-server"]
+    far = [replace(prometheus, best=0.45, agreed=0.30), Evidence("awsdocs", "current", 0.64, 0.6, 5, 0.60), etcd]
+    assert [e.product for e in owned(far, question, pipeline.timeline, common)] == ["prometheus-server", "awsdocs",
+                                                                                   "etcd_io"]
 
 
 def test_the_owning_product_is_found_in_one_batched_lookup_that_agrees_with_each_names_occurrences(pipeline):
