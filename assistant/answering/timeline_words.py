@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from assistant.answering.product_names import OTHER_SOFTWARE
+from assistant.answering.timeline_joined import joined, spelled_apart
 from assistant.answering.timeline_spelling import respelled
 from assistant.library.terms import identifiers, is_identifier, strength, token_pattern
 from assistant.library.timeline import Timeline, like_literal
@@ -172,6 +173,11 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
     short = named_by_short(rest, timeline, products, product_words)
     if short:
         return short
+    # A name said as its words in order ("auto compaction mode" for `--auto-compaction-mode`) before a heading made
+    # of fewer of them ("auto compaction").
+    apart = spelled_apart(seq, timeline, products, STOP | product_words)
+    if apart:
+        return apart
     # Headings are terms too: "Time Durations" as two or three words of the question.
     grams = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words) - n + 1)]
     # A heading may hold a word the finder skips as a word of asking: "Allowed Hosts", "Supported Versions". Two or
@@ -192,11 +198,11 @@ def find_term(question: str, spans: list[tuple[int, int]], timeline: Timeline, p
     # Three parts said before a two-part tail; a CamelCase name said as three words or more ("lease checkpoint
     # persist" is the feature gate LeaseCheckpointPersist) before a flag ending in two of them.
     for named in (named_by_words, named_by_most, None, named_by_phrase):
-        found = _joined(seq, (4, 3), timeline, products) if named is None else \
+        found = joined(seq, (4, 3), timeline, products, STOP) if named is None else \
             named(rest, words, timeline, products, product_words)
         if found:
             return found
-    found = _joined(seq, (2,), timeline, products)
+    found = joined(seq, (2,), timeline, products, STOP)
     if found:
         return found
     described = named_by_description(rest, timeline, products, product_words)
@@ -281,19 +287,6 @@ def named_by_description(question: str, timeline: Timeline, products: list[str],
             if best is None or rank < best[0]:
                 best = (rank, t, p)
     return (best[1], best[2]) if best else None
-
-
-def _joined(seq: list[str], sizes: tuple[int, ...], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
-    """(term, product): adjacent words of the question that, run together, are a name the docs hold (a CamelCase
-    name normalised: "lease checkpoint persist" is `leasecheckpointpersist`)."""
-    for n in sizes:
-        for i in range(len(seq) - n + 1):
-            joined = "".join(seq[i:i + n])
-            if len(joined) >= 12 and not any(w in STOP for w in seq[i:i + n]):
-                for p in products:
-                    if timeline.occurrences(p, joined, scan=False):
-                        return joined, p
-    return None
 
 
 def code_word(words: list[str], timeline: Timeline, products: list[str]) -> tuple[str, str] | None:
