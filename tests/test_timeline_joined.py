@@ -30,3 +30,18 @@ def test_a_run_holding_a_word_of_asking_names_nothing(tmp_path):
     """Two words said ("auto compaction") are a heading, no flag: the heading stands."""
     timeline = small_timeline(tmp_path / "t.sqlite", "etcd", {"v3.4": DOCS, "v3.5": DOCS})
     assert find_term("when was auto compaction added", [], timeline, ["etcd"], {"etcd"}) == ("auto compaction", "etcd")
+
+
+DOWNGRADE = ("Prometheus 3.0 migration guide > Miscellaneous > TSDB format and downgrade",
+             "The TSDB format has been changed slightly in Prometheus v2.55 in preparation for changes\nto the index "
+             "format. Consequently, a Prometheus v3 TSDB can only be read by a\nPrometheus v2.55 or newer.")
+
+
+def test_a_heading_holding_a_function_word_is_matched_by_its_other_words(tmp_path):
+    """"TSDB format and downgrade": the question says every word but "and" (no word of `said`, being a function
+    word). Before, a heading holding "and", "of" or "the" could never be matched."""
+    from assistant.answering.timeline_words import heading_match
+    timeline = small_timeline(tmp_path / "t.sqlite", "prometheus", {"v3.5.0": {"migration.md": [DOWNGRADE]}})
+    found = heading_match("when did the docs start warning about the tsdb format on downgrade", timeline,
+                          ["prometheus"])
+    assert found == ("tsdb format and downgrade", "Miscellaneous > TSDB format and downgrade", "prometheus")

@@ -365,8 +365,8 @@ def heading_match(question: str, timeline: Timeline, products: list[str],
                 (p, "%" + like_literal(w) + "%")))
         for h in heads:
             place = " > ".join(h.split(" > ")[-2:])
-            leaf = {stem(w) for w in words_of(h.rsplit(" > ", 1)[-1])}
-            words = {stem(w) for w in words_of(place)}
+            leaf = {stem(w) for w in words_of(h.rsplit(" > ", 1)[-1])} - _FUNCTION  # "and" is never in `said`
+            words = {stem(w) for w in words_of(place)} - _FUNCTION
             if not leaf or not leaf <= said or len(words & said) < least:
                 continue
             # Then the place with fewer words unsaid, then by name: `heads` is a set, and two places of one heading
